@@ -1,0 +1,39 @@
+import { existsSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { addAgent, initHome } from '../../store/init.js';
+import { homeDirFor, listAgents } from '../../store/home.js';
+import { readFocus } from '../../store/focus.js';
+import { loadAgentWork } from '../../store/work-index.js';
+import type { Ctx } from '../context.js';
+import { out, printJson, table } from '../output.js';
+
+export function runInit(ctx: Ctx, _args: string[], opts: { json?: boolean }): void {
+  const explicit = ctx.globals.home ?? ctx.env.HOLON_HOME;
+  const dir = explicit ? homeDirFor(explicit, ctx.cwd) : join(ctx.cwd, '.holon');
+  const agent = ctx.globals.agent ?? ctx.env.HOLON_AGENT ?? 'main';
+  const existed = existsSync(join(dir, 'holon.yaml'));
+  const created = initHome(dir, agent);
+  if (opts.json) return printJson({ home: dir, agent, created, existed });
+  if (!created.length) return out(`holon home already set up at ${dir}; nothing changed`);
+  out(`${existed ? 'updated' : 'created'} holon home at ${dir}`);
+  for (const p of created) out(`  + ${relative(ctx.cwd, p) || p}`);
+  if (!existed) out(`next: holon new "what must be delivered"   (agent: ${agent})`);
+}
+
+export function runAgentAdd(ctx: Ctx, args: string[], opts: { json?: boolean }): void {
+  const home = ctx.home();
+  const created = addAgent(home.dir, args[0]);
+  if (opts.json) return printJson({ agent: args[0], created });
+  out(created.length ? `added agent ${args[0]} (${relative(ctx.cwd, join(home.dir, 'agents', args[0], 'AGENTS.md'))})` : `agent ${args[0]} already exists; nothing changed`);
+}
+
+export function runAgentList(ctx: Ctx, _args: string[], opts: { json?: boolean }): void {
+  const home = ctx.home();
+  const agents = listAgents(home).map((name) => {
+    const { items } = loadAgentWork(home, name);
+    return { name, focus: readFocus(home, name).work_item, open: items.filter((i) => i.status === 'open').length, total: items.length };
+  });
+  if (opts.json) return printJson({ agents });
+  if (!agents.length) return out('no agents; add one with `holon agent add NAME`');
+  out(table([['AGENT', 'OPEN', 'TOTAL', 'FOCUS'], ...agents.map((a) => [a.name, String(a.open), String(a.total), a.focus ?? '-'])]));
+}

@@ -1,0 +1,27 @@
+import { viewOf } from '../../core/workitem.js';
+import { readFocus } from '../../store/focus.js';
+import { readWorkFile } from '../../store/work-store.js';
+import type { Ctx } from '../context.js';
+import { bold, dim, out, printJson } from '../output.js';
+import { relPath } from '../render.js';
+import { targetItem } from '../work-args.js';
+
+/** Reads one item; never changes it (reading is not acting). */
+export function run(ctx: Ctx, args: string[], opts: { json?: boolean }): void {
+  const ref = targetItem(ctx, args[0]);
+  const doc = readWorkFile(ref.file, ref.id);
+  const view = viewOf(doc);
+  const focus = readFocus(ctx.home(), ref.agent).work_item === ref.id;
+  if (opts.json) return printJson({ ...view, focus, file: ref.file });
+  const i = view;
+  out(`${bold(i.id)}  ${i.title}`);
+  out(dim(`status ${i.status} · class ${i.class} · priority ${i.priority ?? '-'} · agent ${i.agent} · revision ${i.revision}${focus ? ' · focus' : ''}`));
+  if (i.depends_on.length) out(`depends on: ${i.depends_on.join(', ')}`);
+  for (const w of i.waits) {
+    out(`wait ${w.id}: ${w.kind}${w.kind === 'operator' ? '' : ':' + w.resource} ${w.status}${w.settled_reason ? ` (${w.settled_reason})` : ''} — ${w.reason}${w.recheck_at && w.status === 'active' ? `; recheck at ${w.recheck_at}` : ''}`);
+  }
+  if (i.blocker) out(`blocker: ${i.blocker.reason} — recovery: ${i.blocker.recovery}`);
+  if (i.claim) out(`claim: ${i.claim.holder}${i.claim.expires_at ? ` until ${i.claim.expires_at}` : ''}`);
+  out(dim(relPath(ctx.cwd, ref.file)));
+  out(doc.body.replace(/^\n+/, '\n').replace(/\s+$/, ''));
+}

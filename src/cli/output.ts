@@ -1,0 +1,38 @@
+/** Output helpers: data to stdout, messages to stderr; color only on a TTY without NO_COLOR. */
+
+const useColor = (stream: NodeJS.WriteStream) =>
+  Boolean(stream.isTTY) && !process.env.NO_COLOR && process.env.TERM !== 'dumb';
+
+const wrap = (code: string) => (s: string) => (useColor(process.stdout) ? `\x1b[${code}m${s}\x1b[0m` : s);
+export const dim = wrap('2');
+export const bold = wrap('1');
+export const green = wrap('32');
+export const yellow = wrap('33');
+export const red = wrap('31');
+
+export function printJson(data: unknown): void {
+  process.stdout.write(JSON.stringify(data, null, 2) + '\n');
+}
+
+export function out(text = ''): void {
+  process.stdout.write(text + '\n');
+}
+
+/** A message for the person (stderr), so stdout stays clean data. */
+export function note(text: string): void {
+  process.stderr.write(text + '\n');
+}
+
+/** Left-aligned columns; the last column is not padded. */
+export function table(rows: string[][]): string {
+  if (!rows.length) return '';
+  const strip = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '');
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => strip(r[i] ?? '').length)));
+  return rows
+    .map((r) => r.map((c, i) => (i === r.length - 1 ? c : c + ' '.repeat(widths[i] - strip(c).length))).join('  ').trimEnd())
+    .join('\n');
+}
+
+export function truncate(s: string, n: number): string {
+  return s.length <= n ? s : s.slice(0, n - 1) + '…';
+}

@@ -1,0 +1,26 @@
+import { Command } from 'commander';
+import { VERSION } from '../version.js';
+import { defineWorkCommands } from './defs/work-defs.js';
+
+/** The command tree. Definitions are cheap; each handler module is imported only when its command runs. */
+export function buildProgram(): Command {
+  const program = new Command('holon')
+    .description('keep the work of coding agents alive across turns, days and machines')
+    .version(VERSION, '-V, --version')
+    .option('--home <dir>', 'the .holon folder (or a folder containing one); default: found walking up, or $HOLON_HOME')
+    .option('--agent <name>', 'the agent to act as; default: $HOLON_AGENT, holon.yaml default_agent, or the only agent')
+    .showSuggestionAfterError(true)
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+  defineWorkCommands(program);
+  configureErrors(program);
+  return program;
+}
+
+/** Applies exit-code handling to a command and all its subcommands. */
+export function configureErrors(cmd: Command, path: string[] = []): void {
+  const name = [...path, cmd.name()].join(' ');
+  cmd.exitOverride((err) => {
+    throw Object.assign(err, { usageLine: `usage: ${name} ${cmd.usage()}` });
+  });
+  for (const sub of cmd.commands) configureErrors(sub, [...path, cmd.name()]);
+}

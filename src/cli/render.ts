@@ -1,0 +1,33 @@
+import { relative } from 'node:path';
+import { humanDuration } from '../core/time.js';
+import type { Wait } from '../core/types.js';
+import type { WorkView } from '../core/workitem.js';
+import { dim, table, truncate, yellow } from './output.js';
+
+/** One-line summary of what an item waits for: "external:ci:run/7731 (recheck in 3h)". */
+export function waitSummary(waits: Wait[], nowMs: number): string {
+  const live = waits.filter((w) => w.status === 'active' || w.status === 'triggered');
+  if (!live.length) return '';
+  return live
+    .map((w) => {
+      const res = w.kind === 'operator' ? 'operator' : `${w.kind}:${w.resource}`;
+      if (w.status === 'triggered') return `${res} (triggered)`;
+      return w.recheck_at ? `${res} (recheck in ${humanDuration(Date.parse(w.recheck_at) - nowMs)})` : res;
+    })
+    .join(', ');
+}
+
+/** The `holon list` table. */
+export function itemTable(items: WorkView[], focus: string | null, nowMs: number): string {
+  const rows = items.map((i) => {
+    const waiting = waitSummary(i.waits, nowMs);
+    const notes = [waiting && yellow(`waits ${waiting}`), i.blocker ? `blocked: ${i.blocker.reason}` : ''].filter(Boolean).join('; ');
+    return [i.id === focus ? '*' : ' ', i.id, i.status, i.priority ?? '-', i.class.replace('_task', '').replace('continuous_', ''), truncate(i.title, 60) + (notes ? dim('  ' + notes) : '')];
+  });
+  return table([[' ', 'ID', 'STATUS', 'PRI', 'CLASS', 'TITLE'], ...rows]);
+}
+
+export function relPath(cwd: string, file: string): string {
+  const r = relative(cwd, file);
+  return r.startsWith('..') && r.split('/').filter((p) => p === '..').length > 2 ? file : r;
+}

@@ -1,0 +1,93 @@
+/** Field names follow SPEC section 2; they are the JSON interface scripts rely on. */
+
+export const STATUSES = ['open', 'done', 'blocked', 'deferred'] as const;
+export type Status = (typeof STATUSES)[number];
+
+export const CLASSES = ['advancement_task', 'continuous_monitor', 'user_gate', 'user_action', 'blocker'] as const;
+export type TaskClass = (typeof CLASSES)[number];
+
+export const PRIORITIES = ['P0', 'P1', 'P2', 'P3', 'P4'] as const;
+export type Priority = (typeof PRIORITIES)[number];
+
+export const WAIT_KINDS = ['task', 'timer', 'external', 'operator'] as const;
+export type WaitKind = (typeof WAIT_KINDS)[number];
+
+export const WAIT_STATUSES = ['active', 'triggered', 'resolved', 'cancelled', 'expired'] as const;
+export type WaitStatus = (typeof WAIT_STATUSES)[number];
+
+export interface Wait {
+  id: string;
+  kind: WaitKind;
+  resource: string;
+  reason: string;
+  status: WaitStatus;
+  created_at: string;
+  recheck_at: string | null;
+  settled_at: string | null;
+  settled_reason: string | null;
+  /** The event that settled it, with its provenance (source, mode). */
+  settled_by?: { event: string; source: string; mode: string; provenance?: string } | null;
+}
+
+export interface Claim {
+  holder: string;
+  claimed_at: string;
+  expires_at: string | null;
+  version: number;
+  epoch: number;
+  key?: string | null;
+}
+
+export interface Blocker {
+  reason: string;
+  recovery: string;
+  since: string;
+}
+
+export interface Delivery {
+  result: string;
+  evidence: string[];
+  outstanding: string[];
+  completed_at: string;
+  completed_by: string;
+}
+
+export interface DecisionScope {
+  scope: string;
+  decision?: 'approved' | 'rejected' | null;
+  decided_at?: string | null;
+  decided_by?: string | null;
+  note?: string | null;
+}
+
+/** A WorkItem as scripts see it in --json. Body-derived fields follow the front matter ones. */
+export interface WorkItem {
+  id: string;
+  title: string;
+  agent: string;
+  status: Status;
+  class: TaskClass;
+  action: string | null;
+  priority: Priority | null;
+  created_at: string;
+  updated_at: string;
+  revision: number;
+  depends_on: string[];
+  resume_when: string[];
+  requires: string[];
+  repo: string | null;
+  branch: string | null;
+  write_scope: string[];
+  needs_decision: string[];
+  decision_scope: DecisionScope | null;
+  exclude: string[];
+  claim: Claim | null;
+  waits: Wait[];
+  blocker: Blocker | null;
+  successors: string[];
+  superseded_by: string | null;
+  no_followup: string | null;
+  delivery: Delivery | null;
+  /** Other front matter keys, kept as written. */
+  extra: Record<string, unknown>;
+}

@@ -1,0 +1,26 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseMarkdownRecord, RecordParseError } from '../core/record-codec.js';
+import { agentDir, type Home } from './home.js';
+import { problemError } from './work-store.js';
+
+/** An agent's AGENTS.md: front matter (runner, capabilities, policy, authority) and its role text. */
+export interface AgentProfile {
+  name: string;
+  file: string;
+  config: Record<string, unknown>;
+  role: string;
+}
+
+export function readAgent(home: Home, name: string): AgentProfile {
+  const file = join(agentDir(home, name), 'AGENTS.md');
+  const text = readFileSync(file, 'utf8');
+  if (!text.startsWith('---')) return { name, file, config: {}, role: text };
+  try {
+    const rec = parseMarkdownRecord(text, file);
+    return { name, file, config: rec.data, role: rec.body };
+  } catch (err) {
+    if (err instanceof RecordParseError) throw problemError(err.problem);
+    throw err;
+  }
+}

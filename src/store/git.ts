@@ -1,0 +1,20 @@
+import { execFileSync } from 'node:child_process';
+
+/** The checkout's HEAD commit, or null outside a repository. */
+export function headCommit(cwd: string): string | null {
+  try {
+    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd, stdio: ['ignore', 'pipe', 'ignore'], encoding: 'utf8' }).trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+/** The checked-out branch, or null (detached, or not a repository). */
+export function currentBranch(cwd: string): string | null {
+  try {
+    const b = execFileSync('git', ['symbolic-ref', '--short', '-q', 'HEAD'], { cwd, stdio: ['ignore', 'pipe', 'ignore'], encoding: 'utf8' }).trim();
+    return b || null;
+  } catch {
+    return null;
+  }
+}

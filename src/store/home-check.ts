@@ -1,0 +1,86 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { checkGraph } from '../core/graph-check.js';
+import { conflictLine, parseMarkdownRecord, parseYamlRecord, RecordParseError, type RecordProblem } from '../core/record-codec.js';
+import { agentDir, agentsDir, listAgents, type Home } from './home.js';
+import { loadAllWork } from './work-index.js';
+
+/** Validators for YAML record folders (timers, inbox, ...); later record kinds register theirs here. */
+export const yamlFolderCheckers: Record<string, (data: Record<string, unknown>, file: string, id: string) => RecordProblem[]> = {};
+
+function lineOfKey(file: string, key: string): number {
+  try {
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const i = lines.findIndex((l) => l.startsWith(`${key}:`));
+    return i === -1 ? 1 : i + 1;
+  } catch {
+    return 1;
+  }
+}
+
+function safeParse(fn: () => void): RecordProblem[] {
+  try {
+    fn();
+    return [];
+  } catch (err) {
+    if (err instanceof RecordParseError) return [err.problem];
+    throw err;
+  }
+}
+
+/** Every problem in the home: each record on its own, then the work graph as a whole. */
+export function checkHome(home: Home): RecordProblem[] {
+  const problems: RecordProblem[] = [];
+  const cfg = join(home.dir, 'holon.yaml');
+  problems.push(...safeParse(() => parseYamlRecord(readFileSync(cfg, 'utf8'), cfg, 'default_agent: "main"')));
+  const agents = listAgents(home);
+  for (const entry of safeReaddir(agentsDir(home))) {
+    if (!agents.includes(entry)) {
+      problems.push({ file: join(agentsDir(home), entry), line: 1, message: 'agent folder without AGENTS.md', fix: `run \`holon agent add ${entry}\` to restore it, or remove the folder` });
+    }
+  }
+  for (const a of agents) {
+    const md = join(agentDir(home, a), 'AGENTS.md');
+    problems.push(...safeParse(() => {
+      const text = readFileSync(md, 'utf8');
+      if (text.startsWith('---')) parseMarkdownRecord(text, md);
+      else if (conflictLine(text)) throw new RecordParseError({ file: md, line: conflictLine(text), message: 'git conflict marker', fix: 'resolve the merge and delete the markers' });
+    }));
+    const focus = join(agentDir(home, a), 'focus.yaml');
+    problems.push(...safeParse(() => {
+      let text: string;
+      try { text = readFileSync(focus, 'utf8'); } catch { return; }
+      parseYamlRecord(text, focus, 'work_item: "w-4f2a9c1k"');
+    }));
+    for (const folder of safeReaddir(agentDir(home, a))) {
+      const dir = join(agentDir(home, a), folder);
+      if (folder === 'work') {
+        for (const f of safeReaddir(dir)) {
+          if (!f.endsWith('.md') && f !== '.gitkeep') problems.push({ file: join(dir, f), line: 1, message: 'stray file in work/ (WorkItems are ID.md)', fix: 'rename it to ID.md or move it out of work/' });
+        }
+        continue;
+      }
+      for (const f of safeReaddir(dir).filter((x) => x.endsWith('.yaml'))) {
+        const file = join(dir, f);
+        problems.push(...safeParse(() => {
+          const rec = parseYamlRecord(readFileSync(file, 'utf8'), file);
+          const checker = yamlFolderCheckers[folder];
+          if (checker) problems.push(...checker(rec.data, file, f.slice(0, -5)));
+        }));
+      }
+    }
+  }
+  const loaded = loadAllWork(home, agents);
+  problems.push(...loaded.problems);
+  const nodes = loaded.items.map((i, n) => ({ id: i.id, file: loaded.files[n], depends_on: i.depends_on, successors: i.successors, superseded_by: i.superseded_by }));
+  problems.push(...checkGraph(nodes, lineOfKey));
+  return problems;
+}
+
+function safeReaddir(dir: string): string[] {
+  try {
+    return readdirSync(dir).sort();
+  } catch {
+    return [];
+  }
+}

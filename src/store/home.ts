@@ -1,0 +1,128 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { HolonError, invalid, notFound } from '../core/errors.js';
+import { assertSafeId, closeMatches } from '../core/ids.js';
+
+/** Settings from holon.yaml, with defaults. */
+export interface HomeConfig {
+  default_agent: string | null;
+  default_recheck: string;
+  ingress: { listen: string };
+  capabilities: Record<string, { probe?: string; description?: string } | null>;
+  watch: { no_progress_limit: number; run_timeout: string };
+}
+
+export interface Home {
+  /** The .holon folder. */
+  dir: string;
+  /** The folder that holds .holon (the project checkout, usually). */
+  root: string;
+  local: string;
+  config: HomeConfig;
+}
+
+export const DEFAULT_CONFIG: HomeConfig = {
+  default_agent: null,
+  default_recheck: '24h',
+  ingress: { listen: '127.0.0.1:7420' },
+  capabilities: {},
+  watch: { no_progress_limit: 3, run_timeout: '30m' },
+};
+
+/** The .holon folder a --home/HOLON_HOME value names: the folder itself, or one that contains .holon. */
+export function homeDirFor(value: string, cwd: string): string {
+  const dir = resolve(cwd, value);
+  if (basename(dir) === '.holon' || existsSync(join(dir, 'holon.yaml'))) return dir;
+  return join(dir, '.holon');
+}
+
+/** Finds the home: --home, then HOLON_HOME, then the nearest .holon walking up from cwd. */
+export function findHomeDir(opts: { home?: string; cwd: string; env: NodeJS.ProcessEnv }): string {
+  const explicit = opts.home ?? opts.env.HOLON_HOME;
+  if (explicit) {
+    const dir = homeDirFor(explicit, opts.cwd);
+    if (!existsSync(join(dir, 'holon.yaml'))) {
+      throw notFound(`no holon home at ${dir}`, `run \`holon init${opts.home ? ` --home ${opts.home}` : ''}\` to create one`);
+    }
+    return dir;
+  }
+  let dir = resolve(opts.cwd);
+  for (;;) {
+    if (existsSync(join(dir, '.holon', 'holon.yaml'))) return join(dir, '.holon');
+    const up = dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  throw notFound('no holon home here (no .holon/ in this folder or above)', 'run `holon init` in your project, or pass --home DIR / set HOLON_HOME');
+}
+
+export function readConfig(dir: string): HomeConfig {
+  const file = join(dir, 'holon.yaml');
+  let raw: unknown;
+  try {
+    raw = parseYaml(readFileSync(file, 'utf8')) ?? {};
+  } catch (err) {
+    throw invalid(`${file}: bad YAML: ${(err as Error).message.split('\n')[0]}`, 'fix the file, or compare with `holon init --home /tmp/x` output');
+  }
+  const c = (raw ?? {}) as Partial<HomeConfig>;
+  return {
+    default_agent: c.default_agent ?? null,
+    default_recheck: String(c.default_recheck ?? DEFAULT_CONFIG.default_recheck),
+    ingress: { listen: String(c.ingress?.listen ?? DEFAULT_CONFIG.ingress.listen) },
+    capabilities: (c.capabilities as HomeConfig['capabilities']) ?? {},
+    watch: {
+      no_progress_limit: Number(c.watch?.no_progress_limit ?? DEFAULT_CONFIG.watch.no_progress_limit),
+      run_timeout: String(c.watch?.run_timeout ?? DEFAULT_CONFIG.watch.run_timeout),
+    },
+  };
+}
+
+export function openHome(opts: { home?: string; cwd: string; env: NodeJS.ProcessEnv }): Home {
+  const dir = findHomeDir(opts);
+  return { dir, root: dirname(dir), local: join(dir, 'local'), config: readConfig(dir) };
+}
+
+export const agentsDir = (home: Home) => join(home.dir, 'agents');
+export const agentDir = (home: Home, agent: string) => join(home.dir, 'agents', assertSafeId(agent, 'agent name'));
+
+export function listAgents(home: Home): string[] {
+  try {
+    return readdirSync(agentsDir(home), { withFileTypes: true })
+      .filter((d) => d.isDirectory() && existsSync(join(agentsDir(home), d.name, 'AGENTS.md')))
+      .map((d) => d.name)
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
+/** The acting agent: --agent, then HOLON_AGENT, then holon.yaml default_agent, then the only agent. */
+export function resolveAgent(home: Home, explicit: string | undefined, env: NodeJS.ProcessEnv): string {
+  const wanted = explicit ?? env.HOLON_AGENT ?? home.config.default_agent ?? undefined;
+  const agents = listAgents(home);
+  if (wanted) {
+    assertSafeId(wanted, 'agent name');
+    if (!agents.includes(wanted)) {
+      const near = closeMatches(wanted, agents);
+      throw notFound(
+        `no agent "${wanted}" in ${home.dir}`,
+        near.length ? `did you mean ${near.join(', ')}? (agents: ${agents.join(', ')})` : `add it with \`holon agent add ${wanted}\``,
+      );
+    }
+    return wanted;
+  }
+  if (agents.length === 1) return agents[0];
+  if (agents.length === 0) throw notFound('this home has no agents', 'add one with `holon agent add NAME`');
+  throw new HolonError('usage', `several agents here (${agents.join(', ')}); say which one`, {
+    hint: 'pass --agent NAME, set HOLON_AGENT, or set default_agent in holon.yaml',
+  });
+}
+
+export function isDir(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -91,3 +91,36 @@ export interface WorkItem {
   /** Other front matter keys, kept as written. */
   extra: Record<string, unknown>;
 }
+
+export const EVENT_SOURCES = ['operator', 'task', 'timer', 'external', 'agent'] as const;
+export type EventSource = (typeof EVENT_SOURCES)[number];
+
+export const EVENT_MODES = ['wake_hint', 'message'] as const;
+export type EventMode = (typeof EVENT_MODES)[number];
+
+/** What admitting an event did: the waits it triggered, or only a nudge of its agent. */
+export interface Disposition {
+  triggered: Array<{ work_item: string; wait: string }>;
+  nudged: boolean;
+}
+
+/**
+ * An event: something for the runtime to handle. Queued as agents/A/inbox/ID.yaml until admitted;
+ * only `operator` carries instruction authority; outside payloads are untrusted data.
+ */
+export interface HolonEvent {
+  id: string;
+  agent: string;
+  source: EventSource;
+  mode: EventMode;
+  resource: string;
+  /** Set when the event concerns one item only (it then never settles another item's wait). */
+  work_item: string | null;
+  payload: string | null;
+  /** Where it came from: "cli:notify", "ingress:<token id>", "timer:t-...", "task:k-...". */
+  provenance: string;
+  created_at: string;
+  status: 'queued' | 'admitted';
+  admitted_at: string | null;
+  disposition: Disposition | null;
+}

@@ -1,0 +1,75 @@
+import type { RunRecord } from '../core/run-record.js';
+import { iso } from '../core/time.js';
+import type { WorkView } from '../core/workitem.js';
+import type { Home } from '../store/home.js';
+import { listRuns, readRun, writeRun } from '../store/runs.js';
+import { pidAlive } from '../store/watcher-lock.js';
+import { loadAgentWork } from '../store/work-index.js';
+import type { Wake } from './tick.js';
+
+const live = (i: WorkView) => i.waits.some((w) => w.status === 'active' || w.status === 'triggered');
+
+/**
+ * New work assigned while the agent is idle: an open advancement task nobody has run yet, with no
+ * live wait, no blocker, its dependencies done, and no claim by someone else. Open items that wait,
+ * or that were run before, are never a reason on their own.
+ */
+export function newWorkWakes(home: Home, agents: string[], known: (agent: string, id: string) => boolean): Wake[] {
+  const wakes: Wake[] = [];
+  for (const agent of agents) {
+    const { items } = loadAgentWork(home, agent);
+    const status = new Map(items.map((i) => [i.id, i.status]));
+    for (const i of items) {
+      if (i.status !== 'open' || i.class !== 'advancement_task' || i.blocker || live(i)) continue;
+      if (i.depends_on.some((d) => status.get(d) !== 'done')) continue;
+      if (i.claim && !i.claim.holder.includes(agent)) continue;
+      if (known(agent, i.id)) continue;
+      wakes.push({ agent, work_item: i.id, reason: 'new_work' });
+    }
+  }
+  return wakes;
+}
+
+/** Agent/item pairs that have any run record: they are no longer new work. */
+export function itemsWithRuns(home: Home): Set<string> {
+  return new Set(listRuns(home).map((r) => `${r.agent}/${r.work_item}`));
+}
+
+/**
+ * Runs a dead watcher left behind (no end, watcher pid gone) or a clean shutdown interrupted:
+ * each is marked interrupted (its leftover process group killed) and resumed once, one wake per item.
+ */
+export function recoverInterrupted(home: Home, agents?: string[]): Array<{ wake: Wake; resumes: string[] }> {
+  const byItem = new Map<string, { wake: Wake; resumes: string[] }>();
+  for (const r of listRuns(home)) {
+    if (agents?.length && !agents.includes(r.agent)) continue;
+    const orphan = r.status === 'running' && r.ended_at === null && (r.watcher_pid === process.pid || !pidAlive(r.watcher_pid));
+    const pending = r.status === 'interrupted' && r.resumed_by === null;
+    if (!orphan && !pending) continue;
+    if (orphan) {
+      if (r.pid) {
+        try {
+          process.kill(-r.pid, 'SIGKILL');
+        } catch {
+          // gone with its watcher
+        }
+      }
+      r.status = 'interrupted';
+      r.error = `its watcher (pid ${r.watcher_pid}) stopped during the run`;
+      writeRun(home, r);
+    }
+    const key = `${r.agent}/${r.work_item}`;
+    const entry = byItem.get(key) ?? { wake: { agent: r.agent, work_item: r.work_item, reason: 'interrupted' as const }, resumes: [] };
+    entry.resumes.push(r.id);
+    byItem.set(key, entry);
+  }
+  return [...byItem.values()];
+}
+
+/** Records which run resumed interrupted ones, so a later restart does not resume them again. */
+export function markResumed(home: Home, runIds: string[], by: string): void {
+  for (const id of runIds) {
+    const r = readRun(home, id);
+    if (r && r.resumed_by === null) writeRun(home, { ...r, resumed_by: by, ended_at: r.ended_at ?? iso(Date.now()) } satisfies RunRecord);
+  }
+}

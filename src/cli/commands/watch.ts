@@ -5,7 +5,8 @@ import { Watcher } from '../../runtime/watch-loop.js';
 import type { Ctx } from '../context.js';
 import { note, printJson } from '../output.js';
 
-const GRACE_MS = 10_000;
+/** How long in-flight runs may finish after SIGINT/SIGTERM (HOLON_WATCH_GRACE_MS overrides, for tests). */
+const graceMs = (env: NodeJS.ProcessEnv) => (env.HOLON_WATCH_GRACE_MS ? Number(env.HOLON_WATCH_GRACE_MS) : 10_000);
 
 /** `holon watch`: the loop, until SIGINT/SIGTERM (or one pass with --once). */
 export async function run(ctx: Ctx, _args: string[], opts: { listen?: string | boolean; once?: boolean; json?: boolean }): Promise<void> {
@@ -32,7 +33,7 @@ export async function run(ctx: Ctx, _args: string[], opts: { listen?: string | b
         if (stopping) return;
         stopping = true;
         log(`${sig}: stopping`);
-        w.stop(GRACE_MS).then(resolve, reject);
+        w.stop(graceMs(ctx.env)).then(resolve, reject);
       };
       process.once('SIGINT', () => stop('SIGINT'));
       process.once('SIGTERM', () => stop('SIGTERM'));

@@ -10,7 +10,6 @@ export const WORK_KEYS = [
 ] as const;
 
 const LIST_KEYS = ['depends_on', 'resume_when', 'requires', 'write_scope', 'needs_decision', 'exclude', 'successors'] as const;
-const NULLABLE_KEYS = ['action', 'priority', 'repo', 'branch', 'decision_scope', 'claim', 'blocker', 'superseded_by', 'no_followup', 'delivery'] as const;
 
 /** A WorkItem together with what is needed to rewrite its file faithfully. */
 export interface WorkDoc {
@@ -99,7 +98,7 @@ function frontMatterData(item: WorkItem): Record<string, unknown> {
     const v = item[key];
     if (v == null) continue;
     if (Array.isArray(v) && v.length === 0) continue;
-    if ((NULLABLE_KEYS as readonly string[]).includes(key) && v === '') continue;
+    if (v === '') continue;
     data[key] = v;
   }
   return data;

@@ -138,6 +138,27 @@ export function viewOf(doc: WorkDoc): WorkView {
   };
 }
 
+/** What listings carry per item (and what the index cache keeps): the front matter plus a digest of the body. */
+export interface WorkSummary extends WorkItem {
+  objective: string;
+  on_return: string;
+  progress_count: number;
+  evidence_count: number;
+  last_progress: LogEntry | null;
+}
+
+export function summaryOf(doc: WorkDoc): WorkSummary {
+  const progress = readEntries(doc.body, 'Progress');
+  return {
+    ...doc.item,
+    objective: readSection(doc.body, 'Objective') ?? '',
+    on_return: readSection(doc.body, 'On return') ?? '',
+    progress_count: progress.length,
+    evidence_count: readEntries(doc.body, 'Evidence').length,
+    last_progress: progress.at(-1) ?? null,
+  };
+}
+
 export function addProgress(doc: WorkDoc, entry: LogEntry): WorkDoc {
   return { ...doc, body: appendToSection(doc.body, 'Progress', formatEntry(entry)) };
 }

@@ -1,13 +1,13 @@
 import type { RunRecord } from '../core/run-record.js';
 import { iso } from '../core/time.js';
-import type { WorkView } from '../core/workitem.js';
+import type { WorkSummary } from '../core/workitem.js';
 import type { Home } from '../store/home.js';
 import { listRuns, readRun, writeRun } from '../store/runs.js';
 import { pidAlive } from '../store/watcher-lock.js';
 import { loadAgentWork } from '../store/work-index.js';
 import type { Wake } from './tick.js';
 
-const live = (i: WorkView) => i.waits.some((w) => w.status === 'active' || w.status === 'triggered');
+const live = (i: WorkSummary) => i.waits.some((w) => w.status === 'active' || w.status === 'triggered');
 
 /**
  * New work assigned while the agent is idle: an open advancement task nobody has run yet, with no

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { HolonError } from '../core/errors.js';
-import { parseNotifyInput } from '../core/event-input.js';
+import { parseNotifyInput } from '../core/ingress-body.js';
 import { parseListen, urlHost } from '../core/listen-address.js';
 import { enqueueEvent } from '../store/events.js';
 import type { Home } from '../store/home.js';

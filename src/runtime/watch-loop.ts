@@ -6,7 +6,7 @@ import { watchHome, type HomeWatcher } from '../store/home-watcher.js';
 import { writeWatcher, readWatcher } from '../store/watcher-lock.js';
 import { locateWork, readWorkFile, type WorkRef } from '../store/work-store.js';
 import { startIngress, type IngressServer } from './ingress-server.js';
-import { itemsWithRuns, markResumed, newWorkWakes, recoverInterrupted } from './watch-reasons.js';
+import { cover, coveredByRuns, markResumed, newWorkWakes, pendingWakes, recoverInterrupted, type Covered } from './watch-reasons.js';
 import { agentRunner, startRun, type RunHandle } from './run-agent.js';
 import { nextDueMs, tick, type Wake } from './tick.js';
 
@@ -44,10 +44,18 @@ export class Watcher {
   private passing: Promise<void> | null = null;
   private again = false;
   private stopping = false;
-  private runsWithItems: Set<string>;
+  private covered: Covered;
+  private said = new Set<string>();
+
+  /** Logs a skip once per agent/item/message, so a pass on every file change does not repeat it. */
+  private sayOnce(line: string): void {
+    if (this.said.has(line)) return;
+    this.said.add(line);
+    this.opts.log(line);
+  }
 
   constructor(readonly home: Home, readonly opts: WatchOptions) {
-    this.runsWithItems = itemsWithRuns(home);
+    this.covered = coveredByRuns(home);
   }
 
   private agents(): string[] {
@@ -102,6 +110,7 @@ export class Watcher {
     for (const e of report.events_admitted) this.opts.log(`event ${e.event} admitted for ${e.agent}: ${e.triggered.length ? `triggered ${e.triggered.map((t) => `${t.work_item}/${t.wait}`).join(', ')}` : 'nudge'}`);
     for (const r of report.rechecks_expired) this.opts.log(`recheck deadline of ${r.work_item}/${r.wait} passed`);
     for (const w of report.wakes) this.enqueue(w);
+    for (const w of pendingWakes(this.home, agents, this.covered)) this.enqueue(w);
     for (const w of newWorkWakes(this.home, agents, (a, id) => this.knownItem(a, id))) this.enqueue(w);
     this.dispatch();
     this.scheduleNext(agents);
@@ -109,7 +118,7 @@ export class Watcher {
 
   private knownItem(agent: string, id: string): boolean {
     const key = `${agent}/${id}`;
-    return this.runsWithItems.has(key) || Boolean(this.queue.get(agent)?.has(id)) || this.running.get(agent)?.run.work_item === id;
+    return this.covered.items.has(key) || Boolean(this.queue.get(agent)?.has(id)) || this.running.get(agent)?.run.work_item === id;
   }
 
   private scheduleNext(agents: string[]): void {
@@ -139,7 +148,8 @@ export class Watcher {
     if (!q) this.queue.set(w.agent, (q = new Map()));
     const p = q.get(item) ?? { reasons: [], wakes: [], resumes: [] };
     if (!p.reasons.includes(w.reason)) p.reasons.push(w.reason);
-    p.wakes.push({ reason: w.reason, ...(w.wait ? { wait: w.wait } : {}), ...(w.event ? { event: w.event } : {}), ...(w.timer ? { timer: w.timer } : {}) });
+    const dup = p.wakes.some((x) => x.reason === w.reason && x.wait === w.wait && x.event === w.event && x.timer === w.timer);
+    if (!dup) p.wakes.push({ reason: w.reason, ...(w.wait ? { wait: w.wait } : {}), ...(w.event ? { event: w.event } : {}), ...(w.timer ? { timer: w.timer } : {}) });
     p.resumes.push(...resumes);
     q.set(item, p);
   }
@@ -167,20 +177,20 @@ export class Watcher {
       const skip = item.status === 'done' || item.status === 'deferred' ? `it is ${item.status}` : item.status === 'blocked' && item.blocker?.reason.startsWith('no progress') ? 'it is blocked for lack of progress' : null;
       if (skip) {
         markResumed(this.home, p.resumes, 'skipped');
-        this.opts.log(`not running ${agent} on ${id} (${p.reasons.join('+')}): ${skip}`);
+        this.sayOnce(`not running ${agent} on ${id} (${p.reasons.join('+')}): ${skip}`);
         return false;
       }
       ({ cfg, timeoutMs } = agentRunner(this.home, agent));
     } catch (err) {
-      this.opts.log(`not running ${agent} on ${id}: ${(err as Error).message}`);
+      this.sayOnce(`not running ${agent} on ${id}: ${(err as Error).message}`);
       return false;
     }
     if (!cfg) {
-      this.opts.log(`not running ${agent} on ${id} (${p.reasons.join('+')}): no runner in its AGENTS.md`);
+      this.sayOnce(`not running ${agent} on ${id} (${p.reasons.join('+')}): no runner in its AGENTS.md`);
       return false;
     }
     const handle = startRun(this.home, { agent, ref, reasons: p.reasons, wakes: p.wakes }, cfg, timeoutMs);
-    this.runsWithItems.add(`${agent}/${id}`);
+    cover(this.covered, handle.run);
     this.running.set(agent, handle);
     markResumed(this.home, p.resumes, handle.run.id);
     this.opts.log(`run ${handle.run.id} started: ${agent} on ${id} (${p.reasons.join('+')}, ${cfg.preset})`);

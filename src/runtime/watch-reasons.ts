@@ -30,9 +30,48 @@ export function newWorkWakes(home: Home, agents: string[], known: (agent: string
   return wakes;
 }
 
-/** Agent/item pairs that have any run record: they are no longer new work. */
-export function itemsWithRuns(home: Home): Set<string> {
-  return new Set(listRuns(home).map((r) => `${r.agent}/${r.work_item}`));
+/** What past runs already handled: `agent/item` pairs, and the waits and events their wakes named. */
+export interface Covered {
+  items: Set<string>;
+  keys: Set<string>;
+}
+
+export function coveredByRuns(home: Home): Covered {
+  const c: Covered = { items: new Set(), keys: new Set() };
+  for (const r of listRuns(home)) cover(c, r);
+  return c;
+}
+
+export function cover(c: Covered, r: Pick<RunRecord, 'agent' | 'work_item' | 'wakes'>): void {
+  c.items.add(`${r.agent}/${r.work_item}`);
+  for (const w of r.wakes) {
+    if (w.wait) c.keys.add(`wait:${w.wait}`);
+    if (w.event) c.keys.add(`event:${w.event}`);
+  }
+}
+
+/**
+ * Reasons recorded in the items themselves that no run has handled yet: waits triggered (by this
+ * watcher's tick, by a \`holon notify\` that admitted its event at once, or by a tick run elsewhere)
+ * and waits whose recheck deadline passed. Read from the records, so a restart finds them again.
+ */
+export function pendingWakes(home: Home, agents: string[], covered: Covered): Wake[] {
+  const wakes: Wake[] = [];
+  for (const agent of agents) {
+    for (const i of loadAgentWork(home, agent).items) {
+      if (i.status === 'done' || i.status === 'deferred') continue;
+      for (const w of i.waits) {
+        if (covered.keys.has(`wait:${w.id}`)) continue;
+        if (w.status === 'triggered' && w.settled_by) {
+          const reason = w.settled_by.source === 'operator' ? 'operator_message' : w.kind === 'timer' ? 'timer_fired' : 'wait_triggered';
+          wakes.push({ agent, work_item: i.id, reason, wait: w.id, event: w.settled_by.event });
+        } else if (w.status === 'expired' && w.settled_reason === 'recheck_deadline') {
+          wakes.push({ agent, work_item: i.id, reason: 'recheck_deadline', wait: w.id });
+        }
+      }
+    }
+  }
+  return wakes;
 }
 
 /**

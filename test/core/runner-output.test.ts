@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseClaudeOutput, parseCodexOutput } from '../../src/core/runner-output.js';
 import { historyLine, noProgressStreak, type RunRecord } from '../../src/core/run-record.js';
-import { parseNotifyInput } from '../../src/core/event-input.js';
+import { parseNotifyInput } from '../../src/core/ingress-body.js';
 import { parseListen } from '../../src/core/listen-address.js';
 
 const fixture = (name: string) => readFileSync(join(import.meta.dirname, '../fixtures/runners', name), 'utf8');

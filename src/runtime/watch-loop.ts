@@ -46,6 +46,7 @@ export class Watcher {
   private stopping = false;
   private covered: Covered;
   private said = new Set<string>();
+  private stuck = 0;
 
   /** Logs a skip once per agent/item/message, so a pass on every file change does not repeat it. */
   private sayOnce(line: string): void {
@@ -113,7 +114,8 @@ export class Watcher {
     for (const w of pendingWakes(this.home, agents, this.covered)) this.enqueue(w);
     for (const w of newWorkWakes(this.home, agents, (a, id) => this.knownItem(a, id))) this.enqueue(w);
     this.dispatch();
-    this.scheduleNext(agents);
+    const busy = report.timers_fired.length + report.events_admitted.length + report.rechecks_expired.length + report.tasks_finished.length > 0;
+    this.scheduleNext(agents, busy);
   }
 
   private knownItem(agent: string, id: string): boolean {
@@ -121,13 +123,20 @@ export class Watcher {
     return this.covered.items.has(key) || Boolean(this.queue.get(agent)?.has(id)) || this.running.get(agent)?.run.work_item === id;
   }
 
-  private scheduleNext(agents: string[]): void {
+  /**
+   * Sleeps until the next due time. Something still due right after a pass that did nothing (an event
+   * whose lock another process holds) is retried with a growing delay, never in a tight loop.
+   */
+  private scheduleNext(agents: string[], busy: boolean): void {
     if (this.opts.once || this.stopping) return;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     const due = nextDueMs(this.home, { agents });
     if (due === null) return;
-    const delay = Math.min(MAX_SLEEP, Math.max(0, due - Date.now()) + 1);
+    const overdue = due <= Date.now();
+    this.stuck = overdue && !busy ? this.stuck + 1 : 0;
+    const backoff = this.stuck ? Math.min(1000, 25 * 2 ** this.stuck) : 0;
+    const delay = Math.min(MAX_SLEEP, Math.max(backoff, due - Date.now() + 1));
     this.timer = setTimeout(() => {
       this.timer = null;
       void this.pass();

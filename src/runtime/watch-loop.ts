@@ -107,7 +107,10 @@ export class Watcher {
     if (this.stopping) return;
     const agents = this.agents();
     const report = await tick(this.home, Date.now(), { agents });
-    for (const t of report.timers_fired) this.opts.log(`timer ${t.timer} fired for ${t.agent}${t.work_item ? ` (${t.work_item})` : ''}${t.missed_count ? `, ${t.missed_count} missed` : ''}`);
+    for (const t of report.timers_fired) {
+      const late = (t as { late_ms?: number }).late_ms;
+      this.opts.log(`timer ${t.timer} fired for ${t.agent}${t.work_item ? ` (${t.work_item})` : ''}${late !== undefined ? `, late ${late}ms` : ''}${t.missed_count ? `, ${t.missed_count} missed` : ''}`);
+    }
     for (const e of report.events_admitted) this.opts.log(`event ${e.event} admitted for ${e.agent}: ${e.triggered.length ? `triggered ${e.triggered.map((t) => `${t.work_item}/${t.wait}`).join(', ')}` : 'nudge'}`);
     for (const r of report.rechecks_expired) this.opts.log(`recheck deadline of ${r.work_item}/${r.wait} passed`);
     for (const w of report.wakes) this.enqueue(w);

@@ -1,12 +1,15 @@
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { project } from '../helpers/cli.js';
 import { startWatch } from '../helpers/watch.js';
 
-const inbox = (home: string, agent: string) => readdirSync(join(home, 'agents', agent, 'inbox')).filter((f) => f.endsWith('.yaml'));
+const ls = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.yaml')) : []);
+/** Event files of an agent, queued (inbox/) or already admitted by the watcher (events/). */
+const inbox = (home: string, agent: string) => [...ls(join(home, 'agents', agent, 'inbox')), ...ls(join(home, 'agents', agent, 'events'))];
+const eventFile = (home: string, agent: string, f: string) => [join(home, 'agents', agent, 'inbox', f), join(home, 'agents', agent, 'events', f)].find((p) => existsSync(p))!;
 const post = (url: string, body: string | Buffer, method = 'POST') => fetch(url, { method, body: method === 'GET' ? undefined : body, headers: { 'content-type': 'application/json' } });
 
 async function watched(agent = 'rev') {
@@ -44,7 +47,7 @@ describe('holon ingress', () => {
     const { event } = await ok.json();
     const files = inbox(p.home, 'rev');
     expect(files).toEqual([`${event}.yaml`]);
-    const ev = parseYaml(readFileSync(join(p.home, 'agents/rev/inbox', files[0]), 'utf8'));
+    const ev = parseYaml(readFileSync(eventFile(p.home, 'rev', files[0]), 'utf8'));
     expect(ev).toMatchObject({ id: event, agent: 'rev', source: 'external', mode: 'message', resource: 'external:github:acme/app#101', provenance: `ingress:${token_id}`, payload: '{"action":"synchronize"}' });
 
     const before = inbox(p.home, 'rev').length;
@@ -90,6 +93,7 @@ describe('holon ingress', () => {
     expect(r.statuses['202']).toBe(r.sent);
     expect(new Set(r.ids).size).toBe(r.ids.length);
     expect(await w.stop()).toBe(0);
+    // Each accepted event is on disk exactly once (queued, or admitted and moved to events/).
     const recorded = inbox(p.home, 'rev').map((f) => f.slice(0, -5));
     expect(recorded.sort()).toEqual([...r.ids].sort());
   }, 90_000);

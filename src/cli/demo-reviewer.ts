@@ -136,7 +136,7 @@ export async function playReviewer(sh: DemoShell): Promise<ReviewerDemoResult> {
 
     sh.say('#101 resumes after #102 stops (never two runs at once), from its record; #102 resumes when its tests finish.');
     await until('both reviews to be delivered', () => {
-      const done = [a, b].map((id) => /^status: done$/m.test(readFileSync(join(sh.home, 'agents/reviewer/work', `${id}.md`), 'utf8')));
+      const done = [a, b].map((id) => /^status: "?done"?$/m.test(readFileSync(join(sh.home, 'agents/reviewer/work', `${id}.md`), 'utf8')));
       return done.every(Boolean) && runRecords(sh.home).every((r) => r.status !== 'running');
     }, 45_000);
   } finally {
@@ -144,11 +144,19 @@ export async function playReviewer(sh: DemoShell): Promise<ReviewerDemoResult> {
     await new Promise((r) => (w.child.exitCode !== null ? r(null) : w.child.once('exit', r)));
   }
 
+  sh.say('What the scripted reviewer did in each run (from the run logs in .holon/local/runs/):');
+  const runs = runRecords(sh.home);
+  if (sh.print) {
+    for (const r of runs) {
+      const said = readFileSync(join(sh.home, 'local/runs', `${r.id}.log`), 'utf8').split('\n').filter((l) => l.startsWith('reviewer on '));
+      process.stdout.write(`  ${r.id} (${r.reasons.join('+')}): ${said.join('; ') || '(nothing)'}\n`);
+    }
+  }
   sh.say('Every run is recorded: why it ran, how it ended, what it changed.');
   sh.holon(['runs']);
   sh.say('#101 carries its whole story: progress, evidence on each commit, a History line per run, the delivery.');
   sh.holon(['show', sh.steps.find((s) => s.args[0] === 'new')!.stdout.trim()]);
   sh.holon(['check']);
   const ids = sh.steps.filter((s) => s.args[0] === 'new').map((s) => s.stdout.trim());
-  return { home: sh.home, items: { a: ids[0], b: ids[1] }, runs: runRecords(sh.home), watchLog: w.text(), seconds: (Date.now() - started) / 1000 };
+  return { home: sh.home, items: { a: ids[0], b: ids[1] }, runs, watchLog: w.text(), seconds: (Date.now() - started) / 1000 };
 }

@@ -6,7 +6,7 @@ import { watchHome, type HomeWatcher } from '../store/home-watcher.js';
 import { writeWatcher, readWatcher } from '../store/watcher-lock.js';
 import { locateWork, readWorkFile, type WorkRef } from '../store/work-store.js';
 import { startIngress, type IngressServer } from './ingress-server.js';
-import { cover, coveredByRuns, markResumed, newWorkWakes, pendingWakes, recoverInterrupted, type Covered } from './watch-reasons.js';
+import { cover, coveredByRuns, markResumed, newWorkWakes, operatorWakes, pendingWakes, recoverInterrupted, type Covered } from './watch-reasons.js';
 import { agentRunner, startRun, type RunHandle } from './run-agent.js';
 import { nextDueMs, tick, type Wake } from './tick.js';
 
@@ -47,6 +47,7 @@ export class Watcher {
   private covered: Covered;
   private said = new Set<string>();
   private stuck = 0;
+  private seenEvents = new Set<string>();
 
   /** Logs a skip once per agent/item/message, so a pass on every file change does not repeat it. */
   private sayOnce(line: string): void {
@@ -115,6 +116,7 @@ export class Watcher {
     for (const r of report.rechecks_expired) this.opts.log(`recheck deadline of ${r.work_item}/${r.wait} passed`);
     for (const w of report.wakes) this.enqueue(w);
     for (const w of pendingWakes(this.home, agents, this.covered)) this.enqueue(w);
+    for (const w of operatorWakes(this.home, agents, this.covered, this.seenEvents)) this.enqueue(w);
     for (const w of newWorkWakes(this.home, agents, (a, id) => this.knownItem(a, id))) this.enqueue(w);
     this.dispatch();
     const busy = report.timers_fired.length + report.events_admitted.length + report.rechecks_expired.length + report.tasks_finished.length > 0;

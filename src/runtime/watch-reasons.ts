@@ -5,6 +5,7 @@ import type { Home } from '../store/home.js';
 import { listRuns, readRun, writeRun } from '../store/runs.js';
 import { pidAlive } from '../store/watcher-lock.js';
 import { loadAgentWork } from '../store/work-index.js';
+import { newOperatorNudges } from '../store/operator-events.js';
 import type { Wake } from './tick.js';
 
 const live = (i: WorkSummary) => i.waits.some((w) => w.status === 'active' || w.status === 'triggered');
@@ -111,4 +112,15 @@ export function markResumed(home: Home, runIds: string[], by: string): void {
     const r = readRun(home, id);
     if (r && r.resumed_by === null) writeRun(home, { ...r, resumed_by: by, ended_at: r.ended_at ?? iso(Date.now()) } satisfies RunRecord);
   }
+}
+
+/** Operator messages that woke no wait (they name an item, or go to the focus) and no run has seen. */
+export function operatorWakes(home: Home, agents: string[], covered: Covered, seen: Set<string>): Wake[] {
+  const wakes: Wake[] = [];
+  for (const agent of agents) {
+    for (const n of newOperatorNudges(home, agent, seen)) {
+      if (!covered.keys.has(`event:${n.event}`)) wakes.push({ agent, work_item: n.work_item, reason: 'operator_message', event: n.event });
+    }
+  }
+  return wakes;
 }

@@ -75,7 +75,7 @@ export function runRecords(home: string): any[] {
   return readdirSync(dir)
     .filter((f) => f.startsWith('r-') && f.endsWith('.json'))
     .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')))
-    .sort((a, b) => a.started_at.localeCompare(b.started_at));
+    .sort((a, b) => a.started_at.localeCompare(b.started_at) || (a.ended_at ?? '~').localeCompare(b.ended_at ?? '~'));
 }
 
 /** Whether a process is gone (a zombie nobody reaped counts as gone: it runs nothing). */

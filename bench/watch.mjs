@@ -33,7 +33,7 @@ function project() {
   execFileSync(process.execPath, [BIN, 'init', '--agent', 'bench'], { cwd: dir, env, stdio: 'ignore' });
   return dir;
 }
-const holon = (dir, args) => execFileSync(process.execPath, [BIN, ...args], { cwd: dir, env, encoding: 'utf8' }).trim();
+const holon = (dir, args) => execFileSync(process.execPath, [BIN, ...args], { cwd: dir, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
 
 function startWatch(dir, args = []) {
   const child = spawn(process.execPath, [BIN, 'watch', ...args], { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -72,7 +72,7 @@ async function latency() {
   const url = JSON.parse(holon(dir, ['ingress', 'url', '--json'])).url;
   void address;
   const lines = () => (existsSync(started) ? readFileSync(started, 'utf8').trim().split('\n').filter(Boolean).map(Number) : []);
-  const armed = () => /status: active/.test(readFileSync(join(dir, '.holon/agents/bench/work', `${item}.md`), 'utf8'));
+  const armed = () => /status: "?active"?/.test(readFileSync(join(dir, '.holon/agents/bench/work', `${item}.md`), 'utf8'));
   const runsIdle = () => readdirSync(join(dir, '.holon/local/runs')).filter((f) => f.startsWith('r-') && f.endsWith('.json')).every((f) => JSON.parse(readFileSync(join(dir, '.holon/local/runs', f), 'utf8')).status !== 'running');
   // A first run for new work may happen; let it settle.
   await sleep(1500);

@@ -203,7 +203,13 @@ export class Watcher {
       this.sayOnce(`not running ${agent} on ${id} (${p.reasons.join('+')}): no runner in its AGENTS.md`);
       return false;
     }
-    const handle = startRun(this.home, { agent, ref, reasons: p.reasons, wakes: p.wakes }, cfg, timeoutMs);
+    let handle: RunHandle;
+    try {
+      handle = startRun(this.home, { agent, ref, reasons: p.reasons, wakes: p.wakes }, cfg, timeoutMs);
+    } catch (err) {
+      this.sayOnce(`could not start ${agent} on ${id}: ${(err as Error).message}`);
+      return false;
+    }
     cover(this.covered, handle.run);
     this.running.set(agent, handle);
     markResumed(this.home, p.resumes, handle.run.id);

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { request } from 'node:http';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -73,6 +74,34 @@ describe('holon ingress', () => {
     expect(inbox(p.home, 'rev').length).toBe(before + 1);
     expect(await w.stop()).toBe(0);
     for (const t of [token, rotated.url.split('/').pop(), third.url.split('/').pop()]) expect(w.log()).not.toContain(t);
+  });
+
+  it('answers 413 to a chunked body (no length given) as soon as it passes 256 KiB', async () => {
+    const { p, w } = await watched();
+    const { url } = await p.json(['ingress', 'url']);
+    const u = new URL(url);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { 'transfer-encoding': 'chunked' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      });
+      req.on('error', reject);
+      const chunk = Buffer.alloc(64 * 1024, 'a');
+      let sent = 0;
+      // Keep sending (up to 4 MiB) until the server answers: it must not wait for the end.
+      const pump = () => {
+        while (sent < 4 << 20) {
+          sent += chunk.length;
+          if (!req.write(chunk)) return void req.once('drain', pump);
+        }
+        req.end();
+      };
+      req.write('{"resource":"a","payload":"');
+      pump();
+    });
+    expect(status).toBe(413);
+    expect(inbox(p.home, 'rev')).toEqual([]);
+    await w.stop();
   });
 
   it('refuses to listen on a non-loopback address', async () => {

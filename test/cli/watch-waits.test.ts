@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { playReviewer } from '../../src/cli/demo-reviewer.js';
 import { DemoShell } from '../../src/cli/demo-script.js';
-import { cleanEnv, project, ROOT, tempDir } from '../helpers/cli.js';
+import { cleanEnv, project, ROOT } from '../helpers/cli.js';
 import { runRecords, script, setRunner, sleep, startWatch, until } from '../helpers/watch.js';
 
 /** A runner that logs start/end around a short sleep, flags overlap, and re-arms the item's wait. */
@@ -171,4 +171,3 @@ describe.skipIf(!hasWaits)('watch with waits, events and timers', () => {
     expect(r.watchLog).not.toMatch(/hooks\/[A-Za-z0-9_-]{20,}/);
   }, 90_000);
 });
-void tempDir;

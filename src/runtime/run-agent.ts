@@ -8,7 +8,7 @@ import { appendHistory } from '../core/workitem.js';
 import { readAgent } from '../store/agents.js';
 import type { Home } from '../store/home.js';
 import { resumeContextFor } from '../store/resume-context.js';
-import { lastSession, listRuns, newRunId, rememberSession, runLogFile, runsDir, writeRun } from '../store/runs.js';
+import { forgetSession, lastSession, listRuns, newRunId, rememberSession, runLogFile, runsDir, writeRun } from '../store/runs.js';
 import { mutateWork, readWorkFile, type WorkRef } from '../store/work-store.js';
 import { invocation, runnerConfig, startProcess, type ProcessOutcome, type RunnerConfig } from './runners.js';
 import { parseDuration } from '../core/time.js';
@@ -169,8 +169,10 @@ async function finishRun(home: Home, ref: WorkRef, run: RunRecord, cfg: RunnerCo
       run.error = run.error ?? `could not add the History line: ${(err as Error).message}`;
     }
   }
-  if (run.session_id && cfg.preset !== 'command') {
-    await rememberSession(home, run.agent, run.work_item, cfg.preset, run.session_id, run.id, endMs).catch(() => undefined);
+  if (cfg.preset !== 'command' && report) {
+    // A resume the runner could not even report on (the session is gone) starts afresh next time.
+    if (report.session_id) await rememberSession(home, run.agent, run.work_item, cfg.preset, report.session_id, run.id, endMs).catch(() => undefined);
+    else if (run.resumed_session && run.status === 'error') await forgetSession(home, run.agent, run.work_item).catch(() => undefined);
   }
   writeRun(home, run);
   return run;

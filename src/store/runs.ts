@@ -78,6 +78,16 @@ export function lastSession(home: Home, agent: string, item: string, runner: str
   return e && e.runner === runner ? e.session_id : null;
 }
 
+/** Forgets the session of agent+item (it could not be resumed), so the next run starts a new one. */
+export async function forgetSession(home: Home, agent: string, item: string): Promise<void> {
+  await withLock(home.local, 'runs.sessions', () => {
+    const all = readSessions(home);
+    if (!all[sessionKey(agent, item)]) return;
+    delete all[sessionKey(agent, item)];
+    writeFileAtomic(sessionsFile(home), JSON.stringify(all, null, 2) + '\n', join(home.local, 'tmp'));
+  });
+}
+
 export async function rememberSession(home: Home, agent: string, item: string, runner: string, sessionId: string, run: string, nowMs: number): Promise<void> {
   mkdirSync(runsDir(home), { recursive: true });
   await withLock(home.local, 'runs.sessions', () => {

@@ -23,6 +23,10 @@ execFileSync('holon', ['progress', process.env.HOLON_WORK_ITEM, 'fake runner ste
 ${common}
 const out = JSON.parse(fs.readFileSync(${JSON.stringify(join(FIXTURES, 'claude-success.json'))}, 'utf8'));
 const i = process.argv.indexOf('--resume');
+if (i > 0 && process.env.FAKE_LOST_SESSIONS) {
+  process.stderr.write('No conversation found with session ID: ' + process.argv[i + 1] + '\\n');
+  process.exit(1);
+}
 out.session_id = i > 0 ? process.argv[i + 1] : 'sess-first';
 process.stdout.write(JSON.stringify(out));
 `);
@@ -80,6 +84,23 @@ describe.each([
 });
 
 describe('runner failures', () => {
+  it('a session that cannot be resumed is forgotten: the next run starts a new one', async () => {
+    const p = await project('rev');
+    const bin = fakeBin(p.dir);
+    const log = join(p.dir, 'fake.log');
+    const env = { PATH: `${bin}:${process.env.PATH}`, FAKE_LOG: log, FAKE_LOST_SESSIONS: '1' };
+    setRunner(p.home, 'rev', '{preset: claude}');
+    const id = await p.create('x');
+    await p.h(['watch', '--once'], env);
+    interruptLast(p.home);
+    const [lost] = JSON.parse((await p.h(['watch', '--once', '--json'], env)).stdout).runs;
+    expect(lost).toMatchObject({ status: 'error', resumed_session: 'sess-first' });
+    expect(JSON.parse(readFileSync(join(p.home, 'local/runs/sessions.json'), 'utf8'))[`rev/${id}`]).toBeUndefined();
+    interruptLast(p.home);
+    const [fresh] = JSON.parse((await p.h(['watch', '--once', '--json'], env)).stdout).runs;
+    expect(fresh).toMatchObject({ status: 'ok', resumed_session: null, session_id: 'sess-first' });
+  });
+
   it('a runner that is not installed is an error run, recorded with the reason', async () => {
     const p = await project('rev');
     setRunner(p.home, 'rev', '{preset: claude, command: /nonexistent/claude}');

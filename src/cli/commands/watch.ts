@@ -26,7 +26,6 @@ export async function run(ctx: Ctx, _args: string[], opts: { listen?: string | b
       if (opts.json) printJson({ runs: w.finished });
       return;
     }
-    log(`watching ${home.dir}${agents.length ? ` (agents: ${agents.join(', ')})` : ''}; pid ${process.pid}`);
     await new Promise<void>((resolve, reject) => {
       let stopping = false;
       const stop = (sig: string) => {
@@ -37,7 +36,7 @@ export async function run(ctx: Ctx, _args: string[], opts: { listen?: string | b
       };
       process.once('SIGINT', () => stop('SIGINT'));
       process.once('SIGTERM', () => stop('SIGTERM'));
-      w.start().catch((err) => {
+      w.start().then(() => log(`watching ${home.dir}${agents.length ? ` (agents: ${agents.join(', ')})` : ''}; pid ${process.pid}`), (err) => {
         stopping = true;
         w.stop(0).finally(() => reject(err));
       });

@@ -14,9 +14,9 @@ export interface IngressServer {
   close(): Promise<void>;
 }
 
-function send(res: ServerResponse, status: number, body: Record<string, unknown>, close = false): void {
+function send(res: ServerResponse, status: number, body: Record<string, unknown>): void {
   const text = JSON.stringify(body) + '\n';
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...(close ? { connection: 'close' } : {}) });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }
 
@@ -33,7 +33,7 @@ function readBody(req: IncomingMessage): Promise<Buffer | null> {
       size += c.length;
       if (size > MAX_BODY) {
         over = true;
-        req.pause();
+        chunks.length = 0;
         resolve(null);
         return;
       }
@@ -65,7 +65,15 @@ export function startIngress(home: Home, listen: string, onEvent: (agent: string
       return send(res, 403, { error: 'unknown or revoked token', fix: 'get a current URL with `holon ingress url` or `holon ingress rotate`' });
     }
     const body = await readBody(req);
-    if (body === null) return send(res, 413, { error: `body over ${MAX_BODY} bytes` }, true);
+    if (body === null) {
+      // Nothing more is kept; the rest is discarded so the client can read the answer (closing on it
+      // would reset the connection and lose the 413), but for a few seconds at most.
+      const cut = setTimeout(() => req.socket.destroy(), 5000);
+      cut.unref();
+      req.on('end', () => clearTimeout(cut));
+      req.resume();
+      return send(res, 413, { error: `body over ${MAX_BODY} bytes` });
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(body.toString('utf8'));

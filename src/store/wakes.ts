@@ -1,19 +1,29 @@
 import type { WakeInfo } from '../core/resume.js';
+import { waitKey } from '../core/wait-matching.js';
 import type { WorkView } from '../core/workitem.js';
+import { readAdmitted } from './event-store.js';
 import type { Home } from './home.js';
 
-/** What woke an item's triggered waits, with provenance and any message payload. */
-export function wakesFor(_home: Home, _agent: string, item: WorkView): WakeInfo[] {
+/**
+ * What woke an item's triggered waits, with provenance. A `message` event's payload is read from the
+ * admitted record (resume fences it as untrusted unless the source is the operator); a `wake_hint`
+ * never shows its payload to the agent.
+ */
+export function wakesFor(home: Home, agent: string, item: WorkView): WakeInfo[] {
   return item.waits
     .filter((w) => w.status === 'triggered' && w.settled_by)
-    .map((w) => ({
-      wait: w.id,
-      event: w.settled_by!.event,
-      source: w.settled_by!.source,
-      mode: w.settled_by!.mode,
-      resource: `${w.kind}:${w.resource}`,
-      at: w.settled_at,
-      provenance: w.settled_by!.provenance ?? null,
-      payload: null,
-    }));
+    .map((w) => {
+      const by = w.settled_by!;
+      const ev = readAdmitted(home, agent, by.event);
+      return {
+        wait: w.id,
+        event: by.event,
+        source: by.source,
+        mode: by.mode,
+        resource: waitKey(w),
+        at: w.settled_at,
+        provenance: by.provenance ?? ev?.provenance ?? null,
+        payload: by.mode === 'message' && ev ? ev.payload : null,
+      };
+    });
 }

@@ -4,9 +4,15 @@ import { checkGraph } from '../core/graph-check.js';
 import { conflictLine, parseMarkdownRecord, parseYamlRecord, RecordParseError, type RecordProblem } from '../core/record-codec.js';
 import { agentDir, agentsDir, listAgents, type Home } from './home.js';
 import { loadAllWork } from './work-index.js';
+import { checkTimerData } from './timers.js';
+import { checkEventData } from './event-store.js';
 
 /** Validators for YAML record folders (timers, inbox, ...); later record kinds register theirs here. */
-export const yamlFolderCheckers: Record<string, (data: Record<string, unknown>, file: string, id: string) => RecordProblem[]> = {};
+export const yamlFolderCheckers: Record<string, (data: Record<string, unknown>, file: string, id: string) => RecordProblem[]> = {
+  timers: checkTimerData,
+  inbox: checkEventData,
+  events: checkEventData,
+};
 
 function lineOfKey(file: string, key: string): number {
   try {

@@ -1,7 +1,6 @@
 import { relative } from 'node:path';
 import { humanDuration } from '../core/time.js';
-import type { Wait } from '../core/types.js';
-import type { WorkView } from '../core/workitem.js';
+import type { Wait, WorkItem } from '../core/types.js';
 import { dim, table, truncate, yellow } from './output.js';
 
 /** One-line summary of what an item waits for: "external:ci:run/7731 (recheck in 3h)". */
@@ -18,7 +17,7 @@ export function waitSummary(waits: Wait[], nowMs: number): string {
 }
 
 /** The `holon list` table. */
-export function itemTable(items: WorkView[], focus: string | null, nowMs: number): string {
+export function itemTable(items: WorkItem[], focus: string | null, nowMs: number): string {
   const rows = items.map((i) => {
     const waiting = waitSummary(i.waits, nowMs);
     const notes = [waiting && yellow(`waits ${waiting}`), i.blocker ? `blocked: ${i.blocker.reason}` : ''].filter(Boolean).join('; ');

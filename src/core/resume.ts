@@ -1,5 +1,5 @@
 import type { LogEntry } from './body.js';
-import type { Wait } from './types.js';
+import type { Wait, WorkItem } from './types.js';
 import type { WorkView } from './workitem.js';
 
 /** What woke a wait, as the resume context shows it. Payloads from outside are untrusted data. */
@@ -19,7 +19,7 @@ export interface ResumeInput {
   agent: string;
   role: string;
   item: WorkView;
-  others: WorkView[];
+  others: WorkItem[];
   head: string | null;
   wakes: WakeInfo[];
   nowIso: string;
@@ -57,7 +57,7 @@ export function checkEvidence(evidence: LogEntry[], head: string | null): Eviden
   });
 }
 
-function oneLine(i: WorkView): string {
+function oneLine(i: WorkItem): string {
   const live = i.waits.filter((w) => w.status === 'active' || w.status === 'triggered');
   if (i.blocker) return `blocked: ${i.blocker.reason}`;
   if (live.length) return `waits for ${live.map((w) => (w.kind === 'operator' ? 'operator' : `${w.kind}:${w.resource}`)).join(', ')}${live.some((w) => w.status === 'triggered') ? ' (woken)' : ''}`;

@@ -10,7 +10,6 @@ export const WORK_KEYS = [
 ] as const;
 
 const LIST_KEYS = ['depends_on', 'resume_when', 'requires', 'write_scope', 'needs_decision', 'exclude', 'successors'] as const;
-const NULLABLE_KEYS = ['action', 'priority', 'repo', 'branch', 'decision_scope', 'claim', 'blocker', 'superseded_by', 'no_followup', 'delivery'] as const;
 
 /** A WorkItem together with what is needed to rewrite its file faithfully. */
 export interface WorkDoc {
@@ -99,7 +98,7 @@ function frontMatterData(item: WorkItem): Record<string, unknown> {
     const v = item[key];
     if (v == null) continue;
     if (Array.isArray(v) && v.length === 0) continue;
-    if ((NULLABLE_KEYS as readonly string[]).includes(key) && v === '') continue;
+    if (v === '') continue;
     data[key] = v;
   }
   return data;
@@ -136,6 +135,27 @@ export function viewOf(doc: WorkDoc): WorkView {
     progress: readEntries(doc.body, 'Progress'),
     evidence: readEntries(doc.body, 'Evidence'),
     on_return: readSection(doc.body, 'On return') ?? '',
+  };
+}
+
+/** What listings carry per item (and what the index cache keeps): the front matter plus a digest of the body. */
+export interface WorkSummary extends WorkItem {
+  objective: string;
+  on_return: string;
+  progress_count: number;
+  evidence_count: number;
+  last_progress: LogEntry | null;
+}
+
+export function summaryOf(doc: WorkDoc): WorkSummary {
+  const progress = readEntries(doc.body, 'Progress');
+  return {
+    ...doc.item,
+    objective: readSection(doc.body, 'Objective') ?? '',
+    on_return: readSection(doc.body, 'On return') ?? '',
+    progress_count: progress.length,
+    evidence_count: readEntries(doc.body, 'Evidence').length,
+    last_progress: progress.at(-1) ?? null,
   };
 }
 

@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { parseMarkdownRecord, RecordParseError, type RecordProblem } from '../core/record-codec.js';
-import { viewOf, workFromRecord, type WorkView } from '../core/workitem.js';
+import { summaryOf, workFromRecord, type WorkSummary } from '../core/workitem.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { listAgents, type Home } from './home.js';
 import { workDir } from './work-store.js';
@@ -12,11 +12,11 @@ import { workDir } from './work-store.js';
  * change mtime/ctime, so a changed file is always re-parsed; the cache only saves parsing.
  */
 
-const CACHE_VERSION = 2;
+const CACHE_VERSION = 4;
 
 interface CacheEntry {
   k: string;
-  v?: WorkView;
+  v?: Partial<WorkSummary>;
   p?: RecordProblem;
 }
 
@@ -26,7 +26,7 @@ interface CacheFile {
 }
 
 export interface LoadedWork {
-  items: WorkView[];
+  items: WorkSummary[];
   /** The file each item was read from, index for index. */
   files: string[];
   problems: RecordProblem[];
@@ -51,9 +51,30 @@ function readCache(path: string): CacheFile {
   return { version: CACHE_VERSION, entries: {} };
 }
 
-export function parseWorkView(text: string, file: string, id: string): CacheEntry {
+/** Cache entries leave out empty values (most fields, most of the time); `expand` restores them. */
+function compact(v: WorkSummary): Partial<WorkSummary> {
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) {
+    if (x === null || x === '' || (Array.isArray(x) && x.length === 0) || (k === 'extra' && Object.keys(x as object).length === 0)) continue;
+    out[k] = x;
+  }
+  return out as Partial<WorkSummary>;
+}
+
+const EMPTY: Omit<WorkSummary, 'id' | 'title' | 'status'> = {
+  agent: '', class: 'advancement_task', action: null, priority: null, created_at: '', updated_at: '', revision: 0,
+  depends_on: [], resume_when: [], requires: [], repo: null, branch: null, write_scope: [], needs_decision: [],
+  decision_scope: null, exclude: [], claim: null, waits: [], blocker: null, successors: [], superseded_by: null,
+  no_followup: null, delivery: null, extra: {}, objective: '', on_return: '', progress_count: 0, evidence_count: 0, last_progress: null,
+};
+
+function expand(c: Partial<WorkSummary>): WorkSummary {
+  return { ...EMPTY, ...c } as WorkSummary;
+}
+
+export function parseWorkSummary(text: string, file: string, id: string): CacheEntry {
   try {
-    return { k: '', v: viewOf(workFromRecord(parseMarkdownRecord(text, file), file, id)) };
+    return { k: '', v: compact(summaryOf(workFromRecord(parseMarkdownRecord(text, file), file, id))) };
   } catch (err) {
     if (err instanceof RecordParseError) return { k: '', p: err.problem };
     throw err;
@@ -72,7 +93,7 @@ export function loadAgentWork(home: Home, agent: string): LoadedWork {
   const cache = readCache(cachePath);
   const next: Record<string, CacheEntry> = {};
   let dirty = false;
-  const items: WorkView[] = [];
+  const items: WorkSummary[] = [];
   const files: string[] = [];
   const problems: RecordProblem[] = [];
   for (const name of names.sort()) {
@@ -87,18 +108,19 @@ export function loadAgentWork(home: Home, agent: string): LoadedWork {
       } catch {
         continue;
       }
-      entry = { ...parseWorkView(text, file, name.slice(0, -3)), k: key };
+      entry = { ...parseWorkSummary(text, file, name.slice(0, -3)), k: key };
       dirty = true;
     }
     next[name] = entry;
     if (entry.v) {
-      items.push(entry.v);
+      items.push(expand(entry.v));
       files.push(file);
     }
     else if (entry.p) problems.push(entry.p);
   }
   if (dirty || Object.keys(cache.entries).length !== names.length) {
     try {
+      mkdirSync(dirname(cachePath), { recursive: true });
       writeFileAtomic(cachePath, JSON.stringify({ version: CACHE_VERSION, entries: next }), join(home.local, 'tmp'));
     } catch {
       // A read-only home still reads; it just parses every time.

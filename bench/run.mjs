@@ -1,0 +1,16 @@
+// `npm run bench`: runs every benchmark script in bench/ (each one is standalone: `node bench/X.mjs`).
+import { existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const only = process.argv.slice(2);
+const scripts = ['core.mjs', 'frontier.mjs', 'watch.mjs'].filter((s) => !only.length || only.some((o) => s.startsWith(o)));
+let failed = 0;
+for (const s of scripts) {
+  const path = fileURLToPath(new URL(s, import.meta.url));
+  if (!existsSync(path)) continue;
+  console.log(`\n== bench/${s}`);
+  const r = spawnSync(process.execPath, [path], { stdio: 'inherit' });
+  if (r.status !== 0) failed++;
+}
+process.exit(failed ? 1 : 0);

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { triggerWait } from '../core/transitions.js';
-import { matchWaits } from '../core/wait-matching.js';
+import { matchWaits, type MatchItem } from '../core/wait-matching.js';
 import { iso } from '../core/time.js';
 import type { HolonEvent } from '../core/types.js';
 import { inboxFile, listInbox, readAdmitted, readEventFile, storeAdmitted } from '../store/event-store.js';
@@ -22,7 +22,7 @@ export interface Admission {
  * when it names one), then moves the record to events/ with its disposition. Safe to rerun after a
  * crash: waits this event already triggered count again, nothing is triggered twice.
  */
-export async function admitEvent(home: Home, agent: string, id: string, nowMs: number, opts: { lockRetries?: number } = {}): Promise<Admission | null> {
+export async function admitEvent(home: Home, agent: string, id: string, nowMs: number, opts: { lockRetries?: number; items?: MatchItem[] } = {}): Promise<Admission | null> {
   return withLock(
     home.local,
     `${agent}.${id}`,
@@ -33,7 +33,8 @@ export async function admitEvent(home: Home, agent: string, id: string, nowMs: n
         return done ? { event: done, admitted_now: false } : null;
       }
       const ev = readEventFile(file);
-      const items = loadAgentWork(home, agent).items;
+      // A view loaded before other admissions of this pass is safe: each wait is re-checked under its item's lock.
+      const items = opts.items ?? loadAgentWork(home, agent).items;
       const candidates = matchWaits(items, ev);
       const triggered: Array<{ work_item: string; wait: string }> = [];
       const nowIso = iso(nowMs);
@@ -66,8 +67,11 @@ export function wakesOf(ev: HolonEvent): Wake[] {
 export async function admitQueued(home: Home, agents: string[], nowMs: number): Promise<HolonEvent[]> {
   const out: HolonEvent[] = [];
   for (const agent of agents) {
-    for (const ev of listInbox(home, agent)) {
-      const r = await admitEvent(home, agent, ev.id, nowMs);
+    const queued = listInbox(home, agent);
+    if (!queued.length) continue;
+    const items = loadAgentWork(home, agent).items;
+    for (const ev of queued) {
+      const r = await admitEvent(home, agent, ev.id, nowMs, { items });
       if (r?.admitted_now) out.push(r.event);
     }
   }

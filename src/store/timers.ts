@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { notFound, invalid } from '../core/errors.js';
 import { assertSafeId, closeMatches, formatId } from '../core/ids.js';
@@ -95,16 +95,61 @@ export function timerIds(home: Home, agent: string): string[] {
   }
 }
 
-/** An agent's timers; unreadable ones are returned as problems and skipped. */
+function statKey(file: string): string | null {
+  try {
+    const s = statSync(file);
+    return `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
+  } catch {
+    return null;
+  }
+}
+
+const TIMER_CACHE_VERSION = 1;
+type TimerCache = { version: number; entries: Record<string, { k: string; t?: Timer; p?: RecordProblem }> };
+
+/**
+ * An agent's timers; unreadable ones are returned as problems and skipped. Parsed records are cached
+ * in local/cache keyed by each file's inode, size, mtime and ctime (as the work index does), so the
+ * watcher's `nextDueMs` over many timers costs stats, not YAML parses.
+ */
 export function listTimers(home: Home, agent: string): { timers: Timer[]; problems: RecordProblem[] } {
+  const cachePath = join(home.local, 'cache', `timers-${agent}.json`);
+  let cache: TimerCache = { version: TIMER_CACHE_VERSION, entries: {} };
+  try {
+    const c = JSON.parse(readFileSync(cachePath, 'utf8')) as TimerCache;
+    if (c.version === TIMER_CACHE_VERSION && c.entries) cache = c;
+  } catch {
+    // no cache yet
+  }
+  const next: TimerCache['entries'] = {};
+  let dirty = false;
   const timers: Timer[] = [];
   const problems: RecordProblem[] = [];
-  for (const id of timerIds(home, agent)) {
+  const ids = timerIds(home, agent);
+  for (const id of ids) {
+    const file = timerFile(home, agent, id);
+    const k = statKey(file);
+    if (k === null) continue;
+    let entry = cache.entries[id];
+    if (!entry || entry.k !== k) {
+      dirty = true;
+      try {
+        entry = { k, t: readTimerFile(file, id) };
+      } catch (err) {
+        const d = (err as { details?: RecordProblem }).details;
+        entry = { k, p: d ?? { file, line: 1, message: (err as Error).message, fix: TIMER_EXAMPLE } };
+      }
+    }
+    next[id] = entry;
+    if (entry.t) timers.push(entry.t);
+    else if (entry.p) problems.push(entry.p);
+  }
+  if (dirty || Object.keys(cache.entries).length !== ids.length) {
     try {
-      timers.push(readTimerFile(timerFile(home, agent, id), id));
-    } catch (err) {
-      const d = (err as { details?: RecordProblem }).details;
-      problems.push(d ?? { file: timerFile(home, agent, id), line: 1, message: (err as Error).message, fix: TIMER_EXAMPLE });
+      mkdirSync(dirname(cachePath), { recursive: true });
+      writeFileAtomic(cachePath, JSON.stringify({ version: TIMER_CACHE_VERSION, entries: next }), join(home.local, 'tmp'));
+    } catch {
+      // read-only home: parse every time
     }
   }
   return { timers, problems };

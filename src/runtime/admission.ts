@@ -42,6 +42,7 @@ export async function admitEvent(home: Home, agent: string, id: string, nowMs: n
         const waitIds = candidates.filter((c) => c.work_item === itemId).map((c) => c.wait);
         const { doc } = await mutateWork(home, { agent, id: itemId, file: workFile(home, agent, itemId) }, nowMs, (d) =>
           waitIds.reduce((acc, w) => triggerWait(acc, w, ev, nowIso), d),
+          { lockRetries: opts.lockRetries },
         );
         for (const w of doc.item.waits) if (waitIds.includes(w.id) && w.settled_by?.event === ev.id) triggered.push({ work_item: itemId, wait: w.id });
       }

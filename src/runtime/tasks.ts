@@ -5,7 +5,15 @@ import { iso } from '../core/time.js';
 import { enqueueEvent } from '../store/events.js';
 import { eventExists, occurrenceEventId } from '../store/event-store.js';
 import type { Home } from '../store/home.js';
-import { listTasks, mutateTask, newTaskId, OUTPUT_TAIL_BYTES, taskLog, writeTask, type TaskRecord } from '../store/tasks.js';
+import { listTasks, mutateTask, newTaskId, OUTPUT_TAIL_BYTES, taskFile, taskLog, writeTask, type TaskRecord } from '../store/tasks.js';
+
+const statMtime = (file: string) => {
+  try {
+    return statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
+};
 
 const SUPERVISOR = fileURLToPath(new URL('./task-supervisor.js', import.meta.url));
 
@@ -83,7 +91,8 @@ export async function reportFinishedTasks(home: Home, nowMs: number, agents: str
     if (agents && !agents.includes(t.agent)) continue;
     if (t.reported_at) continue;
     if (t.status === 'running') {
-      const gone = t.supervisor_pid ? !alive(t.supervisor_pid) : nowMs - Date.parse(t.started_at) > SUPERVISOR_GRACE_MS;
+      // Real time, not the command's clock: HOLON_NOW must not make a just-started task look lost.
+      const gone = t.supervisor_pid ? !alive(t.supervisor_pid) : Date.now() - statMtime(taskFile(home, t.id)) > SUPERVISOR_GRACE_MS;
       if (!gone) continue;
     }
     const reported = await mutateTask(home, t.id, (cur) => {

@@ -64,12 +64,11 @@ function yamlIds(dir: string): string[] {
 export const inboxFile = (home: Home, agent: string, id: string) => join(inboxDir(home, agent), `${id}.yaml`);
 export const admittedFile = (home: Home, agent: string, id: string) => join(eventsDir(home, agent), `${id}.yaml`);
 
-/** Queued events of an agent, oldest first; unreadable files are skipped (holon check reports them). */
-export function listInbox(home: Home, agent: string): HolonEvent[] {
+function readEventsIn(dir: string): HolonEvent[] {
   const out: HolonEvent[] = [];
-  for (const id of yamlIds(inboxDir(home, agent))) {
+  for (const id of yamlIds(dir)) {
     try {
-      out.push(readEventFile(inboxFile(home, agent, id)));
+      out.push(readEventFile(join(dir, `${id}.yaml`)));
     } catch {
       // A hand-broken record stays where it is; `holon check` names it.
     }
@@ -77,17 +76,11 @@ export function listInbox(home: Home, agent: string): HolonEvent[] {
   return out.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
 }
 
-export function listAdmitted(home: Home, agent: string): HolonEvent[] {
-  const out: HolonEvent[] = [];
-  for (const id of yamlIds(eventsDir(home, agent))) {
-    try {
-      out.push(readEventFile(admittedFile(home, agent, id)));
-    } catch {
-      // see listInbox
-    }
-  }
-  return out.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
-}
+/** Queued events of an agent, oldest first; unreadable files are skipped. */
+export const listInbox = (home: Home, agent: string) => readEventsIn(inboxDir(home, agent));
+
+/** Admitted events of an agent, oldest first. */
+export const listAdmitted = (home: Home, agent: string) => readEventsIn(eventsDir(home, agent));
 
 /** An event queued or admitted under this id, if any. */
 export function eventExists(home: Home, agent: string, id: string): boolean {

@@ -8,7 +8,7 @@ import { enqueueEvent, type EventInput } from '../../store/events.js';
 import { listAdmitted, listInbox } from '../../store/event-store.js';
 import type { Ctx } from '../context.js';
 import { note, out, printJson, table, truncate } from '../output.js';
-import { targetItem } from '../work-args.js';
+import { workTarget } from '../work-args.js';
 
 /** Reads `--payload`: text, or @FILE (refused when unreadable or over the limit, before anything is written). */
 function readPayload(ctx: Ctx, value: string | undefined): string | null {
@@ -23,15 +23,6 @@ function readPayload(ctx: Ctx, value: string | undefined): string | null {
     if (err instanceof HolonError) throw err;
     throw invalid(`cannot read payload file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'check the path after @ (relative to the current folder)');
   }
-}
-
-/** The agent and item an event is for: --work names the item (and so its agent), else the agent. */
-function eventTarget(ctx: Ctx, work: string | undefined): { agent: string; work_item: string | null } {
-  if (work) {
-    const ref = targetItem(ctx, work);
-    return { agent: ref.agent, work_item: ref.id };
-  }
-  return { agent: ctx.agent(), work_item: null };
 }
 
 /**
@@ -62,7 +53,7 @@ function report(ev: HolonEvent, admitted: boolean, json?: boolean): void {
 export async function runNotify(ctx: Ctx, args: string[], opts: { work?: string; mode?: string; source?: string; payload?: string; json?: boolean }): Promise<void> {
   const payload = readPayload(ctx, opts.payload);
   const input = checkNotify({ resource: args[0] ?? '', mode: opts.mode ?? 'wake_hint', source: opts.source ?? 'external', payload });
-  const { agent, work_item } = eventTarget(ctx, opts.work);
+  const { agent, work_item } = workTarget(ctx, opts.work);
   const r = await deliver(ctx, agent, { ...input, work_item, provenance: `cli:notify by ${ctx.actor}` });
   report(r.event, r.admitted, opts.json);
 }
@@ -71,7 +62,7 @@ export async function runTell(ctx: Ctx, args: string[], opts: { work?: string; j
   const text = args.join(' ').trim();
   if (!text) throw invalid('the message is empty', 'holon tell "what you want the agent to know or do"');
   checkPayload(text);
-  const { agent, work_item } = eventTarget(ctx, opts.work);
+  const { agent, work_item } = workTarget(ctx, opts.work);
   const mode: EventMode = 'message';
   const source: EventSource = 'operator';
   const r = await deliver(ctx, agent, { source, mode, resource: 'operator', work_item, payload: text, provenance: `cli:tell by ${ctx.actor}` });

@@ -3,17 +3,11 @@ import { startTask } from '../../runtime/tasks.js';
 import { listTasks, locateTask, readTask, type TaskRecord } from '../../store/tasks.js';
 import type { Ctx } from '../context.js';
 import { note, out, printJson, table, truncate } from '../output.js';
-import { targetItem } from '../work-args.js';
+import { workTarget } from '../work-args.js';
 
 export function runTaskRun(ctx: Ctx, args: string[], opts: { work?: string; json?: boolean }): void {
   if (!args.length || !args[0]) throw invalid('no command given', 'holon task run [--work ID] -- ./ci.sh --flag');
-  let agent: string;
-  let work: string | null = null;
-  if (opts.work) {
-    const ref = targetItem(ctx, opts.work);
-    agent = ref.agent;
-    work = ref.id;
-  } else agent = ctx.agent();
+  const { agent, work_item: work } = workTarget(ctx, opts.work);
   const t = startTask(ctx.home(), agent, work, args, ctx.cwd, ctx.nowMs);
   if (opts.json) return printJson(t);
   out(t.id);

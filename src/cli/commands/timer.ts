@@ -6,7 +6,7 @@ import { cancelTimer, checkSchedule } from '../../runtime/timers.js';
 import { listAgents } from '../../store/home.js';
 import type { Ctx } from '../context.js';
 import { note, out, printJson, table } from '../output.js';
-import { targetItem } from '../work-args.js';
+import { workTarget } from '../work-args.js';
 
 /** A timer as --json shows it. */
 export function timerView(t: Timer) {
@@ -43,13 +43,7 @@ export async function createTimerFor(ctx: Ctx, agent: string, o: { in?: string; 
 }
 
 export async function runTimerAdd(ctx: Ctx, _args: string[], opts: { in?: string; at?: string; every?: string; until?: string; work?: string; summary?: string; json?: boolean }): Promise<void> {
-  let agent: string;
-  let work: string | null = null;
-  if (opts.work) {
-    const ref = targetItem(ctx, opts.work);
-    agent = ref.agent;
-    work = ref.id;
-  } else agent = ctx.agent();
+  const { agent, work_item: work } = workTarget(ctx, opts.work);
   const t = await createTimerFor(ctx, agent, { ...opts, work });
   if (opts.json) return printJson(timerView(t));
   out(t.id);

@@ -105,3 +105,13 @@ export function checkSchedule(firstDueMs: number, every: string | undefined, unt
   } else if (until) throw invalid('--until needs --every', 'a one-shot timer fires once; --until ends a repeating one');
   if (untilMsValue != null && untilMsValue < firstDueMs) throw invalid('--until is before the first due time', 'pick an --until after --in/--at');
 }
+
+/** Cancels the active timers created for an item (its `work_item`); returns their ids. */
+export async function cancelItemTimers(home: Home, agent: string, workItem: string, nowMs: number): Promise<string[]> {
+  const out: string[] = [];
+  for (const t of listTimers(home, agent).timers) {
+    if (t.status !== 'active' || t.work_item !== workItem) continue;
+    if ((await cancelTimer(home, agent, t.id, nowMs)).outcome === 'cancelled') out.push(t.id);
+  }
+  return out;
+}

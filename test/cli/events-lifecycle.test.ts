@@ -92,6 +92,8 @@ describe('completion and the other honest exits', () => {
     const a = await p.create('Migrate the export API');
     const b = await p.create('Retire export API v1 once clients moved');
     await p.json(['wait', a, '--for', 'external:release:server-2.4', '--reason', 'server release']);
+    const tw = await p.json(['wait', a, '--for', 'timer', '--in', '2h', '--reason', 'recheck the release']);
+    const other = await p.json(['timer', 'add', '--in', '2h', '--work', b]);
     await p.h(['evidence', a, 'v2 endpoints live on server 2.4', '--commit', 'abc1234']);
     const done = await p.json(['complete', a, '--result', 'v2 shipped', '--outstanding', 'two clients still call v1', '--successor', b], { HOLON_ACTOR: 'agent:migrator' });
     expect(done).toMatchObject({
@@ -99,6 +101,11 @@ describe('completion and the other honest exits', () => {
       delivery: { result: 'v2 shipped', evidence: ['v2 endpoints live on server 2.4'], outstanding: ['two clients still call v1'], completed_by: 'agent:migrator' },
     });
     expect(done.waits[0]).toMatchObject({ status: 'cancelled', settled_reason: 'work_item_completed' });
+    expect(done.waits[1]).toMatchObject({ status: 'cancelled', settled_reason: 'work_item_completed' });
+    // The item's own timer goes with it; another item's timer stays.
+    expect(done.timers_cancelled).toEqual([tw.timer.id]);
+    expect((await p.json(['timer', 'list'])).timers.map((t: any) => t.id)).toEqual([other.id]);
+    expect(done.status).toBe('done');
     const text = readFileSync(p.workFile(a), 'utf8');
     expect(text).toMatch(/## Delivery\n\nResult: v2 shipped[\s\S]*Outstanding:\n- two clients still call v1[\s\S]*Successors: /);
     expect(text).toContain('v2 endpoints live on server 2.4');

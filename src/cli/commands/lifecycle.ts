@@ -5,13 +5,17 @@ import { viewOf, type WorkDoc } from '../../core/workitem.js';
 import { readEntries } from '../../core/body.js';
 import { locateWork, mutateWork, type WorkRef } from '../../store/work-store.js';
 import type { Ctx } from '../context.js';
-import { out, printJson } from '../output.js';
+import { note, out, printJson } from '../output.js';
+import { cancelItemTimers } from '../../runtime/timers.js';
 import { targetItem } from '../work-args.js';
 
 async function apply(ctx: Ctx, ref: WorkRef, json: boolean | undefined, fn: (d: WorkDoc) => WorkDoc, say: (d: WorkDoc) => string): Promise<void> {
   const { doc, changed } = await mutateWork(ctx.home(), ref, ctx.nowMs, fn);
-  if (json) return printJson({ ...viewOf(doc), changed });
+  // A finished item's own timers would only wake the agent for nothing: they are cancelled with it.
+  const timers_cancelled = doc.item.status === 'done' ? await cancelItemTimers(ctx.home(), ref.agent, ref.id, ctx.nowMs) : [];
+  if (json) return printJson({ ...viewOf(doc), changed, timers_cancelled });
   out(changed ? say(doc) : `${ref.id} unchanged`);
+  if (timers_cancelled.length) note(`cancelled its timers: ${timers_cancelled.join(', ')}`);
 }
 
 export async function runComplete(ctx: Ctx, args: string[], opts: { result?: string; evidence?: string[]; outstanding?: string[]; successor?: string[]; followup?: string | boolean; json?: boolean }): Promise<void> {

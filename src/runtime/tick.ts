@@ -47,7 +47,7 @@ export async function tick(home: Home, nowMs: number, opts: { agents?: string[] 
   for (const ev of admitted) wakes.push(...wakesOf(ev));
   for (const r of rechecks_expired) wakes.push({ agent: r.agent, work_item: r.work_item, reason: 'recheck_deadline', wait: r.wait });
   return {
-    now: new Date(nowMs).toISOString().replace('.000Z', 'Z'),
+    now: new Date(nowMs).toISOString(),
     timers_fired,
     rechecks_expired,
     events_admitted: admitted.map((e) => ({ event: e.id, agent: e.agent, triggered: e.disposition?.triggered ?? [], nudged: e.disposition?.nudged ?? true, source: e.source, resource: e.resource })),

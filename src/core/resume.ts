@@ -86,6 +86,7 @@ export function buildResume(input: ResumeInput): ResumeContext {
       `holon evidence ${id} "what it proves" --commit SHA`,
       `holon on-return ${id} "where to pick up next time"`,
       `holon wait ${id} --for external:RESOURCE --reason "why"   (or --for timer --in 2h)`,
+      ...item.waits.filter((w) => w.status === 'triggered').map((w) => `holon wait ${id} --resolve ${w.id}   (once you handled this wake and need no new wait)`),
       `holon complete ${id} --result "..." --evidence "..." (--successor ID | --no-followup "why")`,
     ],
   };

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { project } from '../helpers/cli.js';
@@ -64,6 +64,28 @@ describe('malformed events are refused and change nothing', () => {
     const all = await p.json(['inbox', '--all']);
     expect(all.admitted).toEqual([expect.objectContaining({ id: first.id, status: 'admitted', source: 'external', resource: 'deploy:prod', payload: 'hello' })]);
     expect((await p.h(['inbox', '--all'])).stdout).toContain('nudged');
+  });
+});
+
+describe('holon check', () => {
+  it('reports a wait on a missing timer, a timer for a missing item, and a malformed timer', async () => {
+    const p = await project();
+    const a = await p.create('waits on a timer');
+    const b = await p.create('owns a timer');
+    const w = await p.json(['wait', a, '--for', 'timer', '--in', '1h', '--reason', 'r']);
+    const t = await p.json(['timer', 'add', '--in', '1h', '--work', b]);
+    expect((await p.h(['check'])).code).toBe(0);
+    const timers = join(p.home, 'agents/main/timers');
+    rmSync(join(timers, `${w.timer.id}.yaml`));
+    rmSync(p.workFile(b));
+    writeFileSync(join(timers, 't-broken1.yaml'), 'id: "t-broken1"\nstatus: "sleeping"\n');
+    const r = await p.h(['check']);
+    expect(r.code).toBe(3);
+    expect(r.stdout + r.stderr).toContain(`waits on timer ${w.timer.id}, which does not exist`);
+    expect(r.stdout + r.stderr).toContain(`active timer ${t.id} is for WorkItem ${b}, which does not exist`);
+    expect(r.stdout + r.stderr).toContain('unknown timer status "sleeping"');
+    // The rest of the home still works.
+    expect((await p.h(['tick'])).code).toBe(0);
   });
 });
 

@@ -39,3 +39,10 @@ export function idAndText(ctx: Ctx, args: string[]): { ref: WorkRef; text: strin
   }
   return { ref: targetItem(ctx, undefined), text: args.join(' ') };
 }
+
+/** The agent and item a record is for: `--work ID` names the item (and so its agent), else the acting agent. */
+export function workTarget(ctx: Ctx, work: string | undefined): { agent: string; work_item: string | null } {
+  if (!work) return { agent: ctx.agent(), work_item: null };
+  const ref = targetItem(ctx, work);
+  return { agent: ref.agent, work_item: ref.id };
+}

@@ -27,6 +27,8 @@ export interface Wait {
   settled_reason: string | null;
   /** The event that settled it, with its provenance (source, mode). */
   settled_by?: { event: string; source: string; mode: string; provenance?: string } | null;
+  /** When a triggered wait was handled (a new wait, completion, or `holon wait --resolve`). */
+  resolved_at?: string | null;
 }
 
 export interface Claim {

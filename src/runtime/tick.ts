@@ -1,4 +1,12 @@
-import type { Home } from '../store/home.js';
+import { earliest } from '../core/schedule.js';
+import { listInbox } from '../store/event-store.js';
+import { listAgents, type Home } from '../store/home.js';
+import { listTimers } from '../store/timers.js';
+import { loadAgentWork } from '../store/work-index.js';
+import { admitQueued, wakesOf } from './admission.js';
+import { expireRechecks } from './rechecks.js';
+import { reportFinishedTasks } from './tasks.js';
+import { fireDueTimers } from './timers.js';
 
 /** Why the runtime should resume an agent on an item. */
 export type WakeReason = 'wait_triggered' | 'recheck_deadline' | 'operator_message' | 'timer_fired' | 'new_work' | 'interrupted';
@@ -15,26 +23,53 @@ export interface Wake {
 /** What one pass did. Field names are part of the `holon tick --json` interface. */
 export interface TickReport {
   now: string;
-  timers_fired: Array<{ timer: string; agent: string; work_item: string | null; fire_count: number; missed_count: number }>;
+  timers_fired: Array<{ timer: string; agent: string; work_item: string | null; fire_count: number; missed_count: number; due_at?: string; late_ms?: number; event?: string }>;
   rechecks_expired: Array<{ agent: string; work_item: string; wait: string }>;
-  events_admitted: Array<{ event: string; agent: string; triggered: Array<{ work_item: string; wait: string }>; nudged: boolean }>;
+  events_admitted: Array<{ event: string; agent: string; triggered: Array<{ work_item: string; wait: string }>; nudged: boolean; source?: string; resource?: string }>;
   tasks_finished: Array<{ task: string; agent: string; exit_code: number | null }>;
   wakes: Wake[];
 }
 
 /**
- * One pass of the runtime: due timers, expired rechecks, queued events, finished tasks.
- * Shared by `holon tick` and `holon watch`. (Filled in by the waits/timers work.)
+ * One pass of the runtime, in this order: finished tasks (their result events are queued), due
+ * timers (fired once each, their events queued), queued events (admitted: they trigger waits), then
+ * expired rechecks (a wait whose event arrived in this same pass is triggered, not expired).
+ * Shared by `holon tick` and `holon watch`; every step is locked and safe to rerun after a crash.
  */
 export async function tick(home: Home, nowMs: number, opts: { agents?: string[] } = {}): Promise<TickReport> {
-  void home;
-  void opts;
-  return { now: new Date(nowMs).toISOString(), timers_fired: [], rechecks_expired: [], events_admitted: [], tasks_finished: [], wakes: [] };
+  const agents = opts.agents ?? listAgents(home);
+  const tasks_finished = await reportFinishedTasks(home, nowMs, agents);
+  const timers_fired = await fireDueTimers(home, agents, nowMs);
+  const admitted = await admitQueued(home, agents, nowMs);
+  const rechecks_expired = await expireRechecks(home, agents, nowMs);
+  const wakes: Wake[] = [];
+  for (const f of timers_fired) wakes.push({ agent: f.agent, work_item: f.work_item, reason: 'timer_fired', timer: f.timer, event: f.event });
+  for (const ev of admitted) wakes.push(...wakesOf(ev));
+  for (const r of rechecks_expired) wakes.push({ agent: r.agent, work_item: r.work_item, reason: 'recheck_deadline', wait: r.wait });
+  return {
+    now: new Date(nowMs).toISOString(),
+    timers_fired,
+    rechecks_expired,
+    events_admitted: admitted.map((e) => ({ event: e.id, agent: e.agent, triggered: e.disposition?.triggered ?? [], nudged: e.disposition?.nudged ?? true, source: e.source, resource: e.resource })),
+    tasks_finished,
+    wakes,
+  };
 }
 
-/** The next moment something becomes due (a timer, a recheck), or null: watch sleeps until then. */
+/**
+ * The next moment something becomes due (a timer, a recheck), or null: watch sleeps until then.
+ * Queued events are due at once (0).
+ */
 export function nextDueMs(home: Home, opts: { agents?: string[] } = {}): number | null {
-  void home;
-  void opts;
-  return null;
+  const agents = opts.agents ?? listAgents(home);
+  const times: Array<string | null> = [];
+  for (const agent of agents) {
+    if (listInbox(home, agent).length) return 0;
+    for (const t of listTimers(home, agent).timers) if (t.status === 'active') times.push(t.next_due_at);
+    for (const item of loadAgentWork(home, agent).items) {
+      if (item.status === 'done') continue;
+      for (const w of item.waits) if (w.status === 'active') times.push(w.recheck_at);
+    }
+  }
+  return earliest(times);
 }

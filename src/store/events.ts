@@ -13,7 +13,7 @@ export const EVENT_KEYS = ['id', 'agent', 'source', 'mode', 'resource', 'work_it
 
 export const inboxDir = (home: Home, agent: string) => join(agentDir(home, agent), 'inbox');
 
-export type EventInput = Pick<HolonEvent, 'source' | 'mode' | 'resource' | 'provenance'> & Partial<Pick<HolonEvent, 'work_item' | 'payload'>>;
+export type EventInput = Pick<HolonEvent, 'source' | 'mode' | 'resource' | 'provenance'> & Partial<Pick<HolonEvent, 'work_item' | 'payload' | 'id'>>;
 
 export function serializeEvent(ev: HolonEvent): string {
   const ordered: Record<string, unknown> = {};
@@ -27,7 +27,8 @@ export function serializeEvent(ev: HolonEvent): string {
  */
 export function enqueueEvent(home: Home, agent: string, input: EventInput, nowMs: number): HolonEvent {
   const ev: HolonEvent = {
-    id: formatId('e', randomBytes(8)),
+    // A caller may fix the id (a timer slot, a task handle) so a rerun can see the event already exists.
+    id: input.id ?? formatId('e', randomBytes(8)),
     agent,
     source: input.source,
     mode: input.mode,

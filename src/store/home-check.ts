@@ -4,9 +4,16 @@ import { checkGraph } from '../core/graph-check.js';
 import { conflictLine, parseMarkdownRecord, parseYamlRecord, RecordParseError, type RecordProblem } from '../core/record-codec.js';
 import { agentDir, agentsDir, listAgents, type Home } from './home.js';
 import { loadAllWork } from './work-index.js';
+import { checkTimerData } from './timers.js';
+import { checkEventData } from './event-store.js';
+import { checkWaitReferences } from './waits-check.js';
 
 /** Validators for YAML record folders (timers, inbox, ...); later record kinds register theirs here. */
-export const yamlFolderCheckers: Record<string, (data: Record<string, unknown>, file: string, id: string) => RecordProblem[]> = {};
+export const yamlFolderCheckers: Record<string, (data: Record<string, unknown>, file: string, id: string) => RecordProblem[]> = {
+  timers: checkTimerData,
+  inbox: checkEventData,
+  events: checkEventData,
+};
 
 function lineOfKey(file: string, key: string): number {
   try {
@@ -74,6 +81,7 @@ export function checkHome(home: Home): RecordProblem[] {
   problems.push(...loaded.problems);
   const nodes = loaded.items.map((i, n) => ({ id: i.id, file: loaded.files[n], depends_on: i.depends_on, successors: i.successors, superseded_by: i.superseded_by }));
   problems.push(...checkGraph(nodes, lineOfKey));
+  problems.push(...checkWaitReferences(home, agents, loaded));
   return problems;
 }
 

@@ -9,7 +9,7 @@ const STALE_MS = 4000;
  * Runs `fn` holding the lock named `name` (a folder under local/locks, never beside the tracked file,
  * so git and the watcher never see it). Waits for other holders; fails with exit 5 after ~30 s.
  */
-export async function withLock<T>(localDir: string, name: string, fn: () => T | Promise<T>): Promise<T> {
+export async function withLock<T>(localDir: string, name: string, fn: () => T | Promise<T>, opts: { retries?: number } = {}): Promise<T> {
   const dir = join(localDir, 'locks');
   mkdirSync(dir, { recursive: true });
   const lockPath = join(dir, `${name.replace(/[^\w.-]/g, '_')}.lock`);
@@ -22,7 +22,7 @@ export async function withLock<T>(localDir: string, name: string, fn: () => T | 
       realpath: false,
       lockfilePath: lockPath,
       stale: STALE_MS,
-      retries: { retries: 400, factor: 1.3, minTimeout: 5, maxTimeout: 150, randomize: true },
+      retries: { retries: opts.retries ?? 400, factor: 1.3, minTimeout: 5, maxTimeout: 150, randomize: true },
       onCompromised: (err) => {
         compromised = err;
       },

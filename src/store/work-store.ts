@@ -111,6 +111,7 @@ export async function mutateWork(
   ref: WorkRef,
   nowMs: number,
   fn: (doc: WorkDoc) => WorkDoc | Promise<WorkDoc>,
+  opts: { lockRetries?: number } = {},
 ): Promise<MutateResult> {
   return withLock(home.local, `${ref.agent}.${ref.id}`, async () => {
     const before = readWorkFile(ref.file, ref.id);
@@ -120,7 +121,7 @@ export async function mutateWork(
     const next: WorkDoc = { ...after, item: { ...after.item, revision: before.item.revision + 1, updated_at: iso(nowMs) } };
     writeFileAtomic(ref.file, serializeWork(next), join(home.local, 'tmp'));
     return { doc: next, changed: true };
-  });
+  }, { retries: opts.lockRetries });
 }
 
 export type WorkProblem = RecordProblem;

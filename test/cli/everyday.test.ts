@@ -88,7 +88,43 @@ describe('WorkItems', () => {
   });
 });
 
+describe('ids on the command line', () => {
+  it('accepts a unique prefix and refuses an ambiguous one', async () => {
+    const p = await project();
+    const a = await p.create('first', ['--pick']);
+    expect((await p.json(['show'])).id).toBe(a);
+    expect((await p.json(['show', a.slice(0, 6)])).id).toBe(a);
+    await p.create('second');
+    const r = await p.h(['show', 'w-']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/matches 2 WorkItems/);
+  });
+
+  it('without an id and without focus, says how to pick one', async () => {
+    const p = await project();
+    await p.create('unfocused');
+    const r = await p.h(['progress', 'some text']);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/no focus/);
+    expect(r.stderr).toMatch(/holon pick ID/);
+  });
+});
+
 describe('bad input', () => {
+  it('refuses a bad --commit and an unknown class, writing nothing', async () => {
+    const p = await project();
+    const a = await p.create('x');
+    const before = readFileSync(p.workFile(a), 'utf8');
+    const r = await p.h(['evidence', a, 'proof', '--commit', 'not-a-sha!']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/--commit/);
+    expect(readFileSync(p.workFile(a), 'utf8')).toBe(before);
+    const n = await p.h(['new', 'y', '--class', 'epic']);
+    expect(n.code).toBe(3);
+    expect(n.stderr).toMatch(/unknown class "epic"/);
+    expect((await p.json(['list'])).items).toHaveLength(1);
+  });
+
   it('unknown id exits 4 and suggests close matches', async () => {
     const p = await project();
     const a = await p.create('one');

@@ -1,0 +1,84 @@
+import { readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { invalid, HolonError } from '../../core/errors.js';
+import { checkNotify, checkPayload, MAX_PAYLOAD_BYTES } from '../../core/event-input.js';
+import type { EventMode, EventSource, HolonEvent } from '../../core/types.js';
+import { admitEvent } from '../../runtime/admission.js';
+import { enqueueEvent, type EventInput } from '../../store/events.js';
+import { listAdmitted, listInbox } from '../../store/event-store.js';
+import type { Ctx } from '../context.js';
+import { note, out, printJson, table, truncate } from '../output.js';
+import { workTarget } from '../work-args.js';
+
+/** Reads `--payload`: text, or @FILE (refused when unreadable or over the limit, before anything is written). */
+function readPayload(ctx: Ctx, value: string | undefined): string | null {
+  if (value == null) return null;
+  if (!value.startsWith('@')) return value;
+  const file = resolve(ctx.cwd, value.slice(1));
+  try {
+    const size = statSync(file).size;
+    if (size > MAX_PAYLOAD_BYTES) throw invalid(`payload file ${file} is ${size} bytes; the limit is ${MAX_PAYLOAD_BYTES} (64 KiB)`, 'send a summary, or send the path as the payload');
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    if (err instanceof HolonError) throw err;
+    throw invalid(`cannot read payload file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'check the path after @ (relative to the current folder)');
+  }
+}
+
+/**
+ * Queues the event and admits it at once with the tick's own admission code, so --json reports its
+ * disposition. If admission cannot take the lock quickly, the event stays queued for the next tick.
+ */
+async function deliver(ctx: Ctx, agent: string, input: EventInput): Promise<{ event: HolonEvent; admitted: boolean }> {
+  const home = ctx.home();
+  const queued = enqueueEvent(home, agent, input, ctx.nowMs);
+  try {
+    const r = await admitEvent(home, agent, queued.id, ctx.nowMs, { lockRetries: 10 });
+    if (r) return { event: r.event, admitted: true };
+  } catch (err) {
+    if (!(err instanceof HolonError && err.kind === 'conflict')) throw err;
+  }
+  return { event: queued, admitted: false };
+}
+
+function report(ev: HolonEvent, admitted: boolean, json?: boolean): void {
+  if (json) return printJson({ ...ev, admitted });
+  out(ev.id);
+  if (!admitted) return note(`queued for ${ev.agent}; the next \`holon tick\` (or holon watch) admits it`);
+  const d = ev.disposition!;
+  if (d.triggered.length) note(`triggered ${d.triggered.map((t) => `wait ${t.wait} of ${t.work_item}`).join(', ')}`);
+  else note(`no active wait on ${ev.resource}${ev.work_item ? ` of ${ev.work_item}` : ''}: the event only nudged ${ev.agent}`);
+}
+
+export async function runNotify(ctx: Ctx, args: string[], opts: { work?: string; mode?: string; source?: string; payload?: string; json?: boolean }): Promise<void> {
+  const payload = readPayload(ctx, opts.payload);
+  const input = checkNotify({ resource: args[0] ?? '', mode: opts.mode ?? 'wake_hint', source: opts.source ?? 'external', payload });
+  const { agent, work_item } = workTarget(ctx, opts.work);
+  const r = await deliver(ctx, agent, { ...input, work_item, provenance: `cli:notify by ${ctx.actor}` });
+  report(r.event, r.admitted, opts.json);
+}
+
+export async function runTell(ctx: Ctx, args: string[], opts: { work?: string; json?: boolean }): Promise<void> {
+  const text = args.join(' ').trim();
+  if (!text) throw invalid('the message is empty', 'holon tell "what you want the agent to know or do"');
+  checkPayload(text);
+  const { agent, work_item } = workTarget(ctx, opts.work);
+  const mode: EventMode = 'message';
+  const source: EventSource = 'operator';
+  const r = await deliver(ctx, agent, { source, mode, resource: 'operator', work_item, payload: text, provenance: `cli:tell by ${ctx.actor}` });
+  report(r.event, r.admitted, opts.json);
+}
+
+export function runInbox(ctx: Ctx, _args: string[], opts: { all?: boolean; json?: boolean }): void {
+  const home = ctx.home();
+  const agent = ctx.agent();
+  const queued = listInbox(home, agent);
+  const admitted = opts.all ? listAdmitted(home, agent) : [];
+  if (opts.json) return printJson({ agent, queued, admitted: opts.all ? admitted : undefined });
+  const rows = [...queued, ...admitted];
+  if (!rows.length) return out(`no queued events for ${agent}${opts.all ? '' : ' (--all shows admitted ones)'}`);
+  out(table([
+    ['ID', 'STATUS', 'SOURCE', 'MODE', 'RESOURCE', 'WORK', 'CREATED', 'DISPOSITION'],
+    ...rows.map((e) => [e.id, e.status, e.source, e.mode, truncate(e.resource, 40), e.work_item ?? '-', e.created_at, e.disposition ? (e.disposition.triggered.length ? `triggered ${e.disposition.triggered.map((t) => t.wait).join(',')}` : 'nudged') : '-']),
+  ]));
+}

@@ -1,0 +1,54 @@
+import { invalid } from '../../core/errors.js';
+import { iso, parseIso } from '../../core/time.js';
+import { block, checkResumeCondition, complete, defer, reopen, supersede } from '../../core/transitions.js';
+import { viewOf, type WorkDoc } from '../../core/workitem.js';
+import { readEntries } from '../../core/body.js';
+import { locateWork, mutateWork, type WorkRef } from '../../store/work-store.js';
+import type { Ctx } from '../context.js';
+import { note, out, printJson } from '../output.js';
+import { cancelItemTimers } from '../../runtime/timers.js';
+import { targetItem } from '../work-args.js';
+
+async function apply(ctx: Ctx, ref: WorkRef, json: boolean | undefined, fn: (d: WorkDoc) => WorkDoc, say: (d: WorkDoc) => string): Promise<void> {
+  const { doc, changed } = await mutateWork(ctx.home(), ref, ctx.nowMs, fn);
+  // A finished item's own timers would only wake the agent for nothing: they are cancelled with it.
+  const timers_cancelled = doc.item.status === 'done' ? await cancelItemTimers(ctx.home(), ref.agent, ref.id, ctx.nowMs) : [];
+  if (json) return printJson({ ...viewOf(doc), changed, timers_cancelled });
+  out(changed ? say(doc) : `${ref.id} unchanged`);
+  if (timers_cancelled.length) note(`cancelled its timers: ${timers_cancelled.join(', ')}`);
+}
+
+export async function runComplete(ctx: Ctx, args: string[], opts: { result?: string; evidence?: string[]; outstanding?: string[]; successor?: string[]; followup?: string | boolean; json?: boolean }): Promise<void> {
+  const ref = targetItem(ctx, args[0]);
+  const successors = (opts.successor ?? []).map((s) => {
+    const id = locateWork(ctx.home(), s, ref.agent).id;
+    if (id === ref.id) throw invalid('an item cannot be its own successor', 'create the follow-up with `holon new` and pass its id');
+    return id;
+  });
+  const noFollowup = typeof opts.followup === 'string' ? opts.followup : null;
+  const input = { result: opts.result ?? '', evidence: opts.evidence ?? [], outstanding: opts.outstanding ?? [], successors, noFollowup, actor: ctx.actor, nowIso: iso(ctx.nowMs) };
+  await apply(ctx, ref, opts.json, (d) => complete(d, input, readEntries(d.body, 'Evidence').map((e) => e.text)), (d) => `${ref.id} done (revision ${d.item.revision})`);
+}
+
+export async function runSupersede(ctx: Ctx, args: string[], opts: { by: string; reason: string; json?: boolean }): Promise<void> {
+  const ref = targetItem(ctx, args[0]);
+  const by = locateWork(ctx.home(), opts.by, ref.agent).id;
+  await apply(ctx, ref, opts.json, (d) => supersede(d, by, opts.reason, iso(ctx.nowMs)), () => `${ref.id} superseded by ${by}`);
+}
+
+export async function runDefer(ctx: Ctx, args: string[], opts: { until?: string; when?: string[]; reason: string; json?: boolean }): Promise<void> {
+  const ref = targetItem(ctx, args[0]);
+  const conds = (opts.when ?? []).map(checkResumeCondition);
+  if (opts.until) conds.unshift(`at:${iso(parseIso(opts.until, '--until'))}`);
+  await apply(ctx, ref, opts.json, (d) => defer(d, conds, opts.reason, iso(ctx.nowMs)), (d) => `${ref.id} deferred (resume_when ${d.item.resume_when.join(', ')})`);
+}
+
+export async function runBlock(ctx: Ctx, args: string[], opts: { reason: string; recovery: string; json?: boolean }): Promise<void> {
+  const ref = targetItem(ctx, args[0]);
+  await apply(ctx, ref, opts.json, (d) => block(d, opts.reason, opts.recovery, iso(ctx.nowMs)), () => `${ref.id} blocked`);
+}
+
+export async function runReopen(ctx: Ctx, args: string[], opts: { reason?: string; json?: boolean }): Promise<void> {
+  const ref = targetItem(ctx, args[0]);
+  await apply(ctx, ref, opts.json, (d) => reopen(d, iso(ctx.nowMs), opts.reason ?? ''), () => `${ref.id} open`);
+}

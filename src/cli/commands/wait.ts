@@ -1,0 +1,126 @@
+import { randomBytes } from 'node:crypto';
+import { invalid, notFound } from '../../core/errors.js';
+import { formatId } from '../../core/ids.js';
+import { ceilSecond } from '../../core/schedule.js';
+import { iso, parseDuration, parseWhen } from '../../core/time.js';
+import { addWait, cancelWait, resolveWait, triggerWait } from '../../core/transitions.js';
+import type { Wait } from '../../core/types.js';
+import { parseWaitFor, waitKey } from '../../core/wait-matching.js';
+import { viewOf } from '../../core/workitem.js';
+import { readAdmitted } from '../../store/event-store.js';
+import { listAgents } from '../../store/home.js';
+import { locateTask, readTask, type TaskRecord } from '../../store/tasks.js';
+import { locateTimer, readTimerFile, timerFile } from '../../store/timers.js';
+import { loadAgentWork } from '../../store/work-index.js';
+import { mutateWork, readWorkFile, workFile, type WorkRef } from '../../store/work-store.js';
+import type { Ctx } from '../context.js';
+import { note, out, printJson } from '../output.js';
+import { targetItem } from '../work-args.js';
+import { createTimerFor, timerView } from './timer.js';
+
+interface WaitOpts {
+  for?: string;
+  reason?: string;
+  recheck?: string;
+  in?: string;
+  at?: string;
+  cancel?: string;
+  resolve?: string;
+  json?: boolean;
+}
+
+/** Finds the item holding a wait id (the given item, else the agent's items, else every agent's). */
+function locateWait(ctx: Ctx, waitId: string, id: string | undefined): WorkRef {
+  if (!/^wt-[0-9a-z]+$/.test(waitId)) throw invalid(`"${waitId}" is not a wait id`, 'wait ids look like wt-4f2a9c1k; see `holon show ID`');
+  const home = ctx.home();
+  if (id) return targetItem(ctx, id);
+  for (const a of listAgents(home)) {
+    for (const item of loadAgentWork(home, a).items) {
+      if (item.waits.some((w) => w.id === waitId)) return { agent: a, id: item.id, file: workFile(home, a, item.id) };
+    }
+  }
+  throw notFound(`no wait "${waitId}"`, 'see the waits of an item with `holon show ID`');
+}
+
+function taskResult(t: TaskRecord) {
+  return { task: t.id, status: t.status, exit_code: t.exit_code, signal: t.signal, ended_at: t.ended_at, output_tail: t.output_tail };
+}
+
+export async function run(ctx: Ctx, args: string[], opts: WaitOpts): Promise<void> {
+  const home = ctx.home();
+  const nowIso = iso(ctx.nowMs);
+  if (opts.cancel || opts.resolve) {
+    const waitId = (opts.cancel ?? opts.resolve)!;
+    const ref = locateWait(ctx, waitId, args[0]);
+    const { doc, changed } = await mutateWork(home, ref, ctx.nowMs, (d) =>
+      opts.cancel ? cancelWait(d, waitId, 'cancelled', nowIso) : resolveWait(d, waitId, nowIso),
+    );
+    const wait = doc.item.waits.find((w) => w.id === waitId)!;
+    if (opts.json) return printJson({ work_item: ref.id, wait, changed });
+    return out(`${waitId} ${wait.status}${changed ? '' : ' (unchanged)'}`);
+  }
+  if (!opts.for) throw invalid('what does the item wait for?', 'pass --for external:RESOURCE, task:HANDLE, timer:ID (or timer --in 2h) or operator');
+  const target = parseWaitFor(opts.for);
+  if (!opts.reason?.trim()) throw invalid('--reason is empty', 'say why the item waits, e.g. --reason "CI run on the fix commit"');
+  if ((opts.in || opts.at) && target.kind !== 'timer') throw invalid('--in/--at only go with --for timer', 'for a fallback deadline use --recheck');
+  const ref = targetItem(ctx, args[0]);
+  const item = readWorkFile(ref.file, ref.id).item;
+  if (item.status === 'done') throw invalid(`${ref.id} is done; cannot wait on it`, 'a done item has nothing left to wait for; create a successor with `holon new`');
+
+  let dueMs: number | null = null;
+  let timer = null;
+  if (target.kind === 'task') {
+    target.resource = locateTask(home, target.resource);
+    const t = readTask(home, target.resource);
+    if (t.status !== 'running') {
+      // The result is already there: return it at once and register nothing.
+      if (opts.json) return printJson({ registered: false, work_item: ref.id, result: taskResult(t) });
+      out(`${t.id} already ${t.status}: ${t.signal ? `killed by ${t.signal}` : `exit code ${t.exit_code}`} (nothing registered)`);
+      if (t.output_tail) out(t.output_tail.replace(/\n$/, ''));
+      return;
+    }
+  } else if (target.kind === 'timer') {
+    if (!target.resource) {
+      if (!opts.in && !opts.at) throw invalid('--for timer needs a timer id or --in/--at', 'e.g. --for timer --in 2h, or --for timer:t-4f2a9c1k');
+      timer = await createTimerFor(ctx, ref.agent, { in: opts.in, at: opts.at, work: ref.id, summary: opts.reason });
+      target.resource = timer.id;
+    } else {
+      if (opts.in || opts.at) throw invalid('give either a timer id or --in/--at, not both', 'e.g. --for timer --in 2h');
+      const loc = locateTimer(home, target.resource, ref.agent);
+      target.resource = loc.id;
+      timer = readTimerFile(timerFile(home, loc.agent, loc.id), loc.id);
+      if (timer.status === 'cancelled') throw invalid(`timer ${timer.id} is cancelled`, 'create a new one: --for timer --in 2h');
+      if (timer.status === 'fired') {
+        if (opts.json) return printJson({ registered: false, work_item: ref.id, timer: timerView(timer) });
+        return out(`${timer.id} already fired at ${timer.last_fired_at} (nothing registered)`);
+      }
+    }
+    dueMs = timer.next_due_at ? Date.parse(timer.next_due_at) : null;
+  }
+
+  const fallback = parseDuration(home.config.default_recheck, 'default_recheck in holon.yaml');
+  const recheckMs = opts.recheck ? ceilSecond(parseWhen(opts.recheck, ctx.nowMs, '--recheck')) : ceilSecond((dueMs ?? ctx.nowMs) + fallback);
+  if (recheckMs <= ctx.nowMs) throw invalid(`--recheck ${opts.recheck} is in the past`, 'give a duration (6h) or a future ISO time');
+  const wait: Wait = {
+    id: formatId('wt', randomBytes(8)),
+    kind: target.kind,
+    resource: target.resource,
+    reason: opts.reason.trim(),
+    status: 'active',
+    created_at: nowIso,
+    recheck_at: iso(recheckMs),
+    settled_at: null,
+    settled_reason: null,
+  };
+  let { doc } = await mutateWork(home, ref, ctx.nowMs, (d) => addWait(d, wait, nowIso));
+  if (target.kind === 'task') {
+    // The task may have ended between the check and the registration: settle at once from its event.
+    const t = readTask(home, target.resource);
+    const ev = t.status !== 'running' && t.event ? readAdmitted(home, t.agent, t.event) : null;
+    if (ev) ({ doc } = await mutateWork(home, ref, ctx.nowMs, (d) => triggerWait(d, wait.id, ev, nowIso)));
+  }
+  const saved = doc.item.waits.find((w) => w.id === wait.id)!;
+  if (opts.json) return printJson({ registered: true, work_item: ref.id, wait: saved, timer: timer ? timerView(timer) : null, item: viewOf(doc) });
+  out(wait.id);
+  note(`${ref.id} waits for ${waitKey(wait)}${timer?.next_due_at ? ` (due ${timer.next_due_at})` : ''}; recheck at ${wait.recheck_at}${saved.status !== 'active' ? `; already ${saved.status}` : ''}`);
+}

@@ -1,0 +1,80 @@
+import { existsSync } from 'node:fs';
+import { triggerWait } from '../core/transitions.js';
+import { matchWaits, type MatchItem } from '../core/wait-matching.js';
+import { iso } from '../core/time.js';
+import type { HolonEvent } from '../core/types.js';
+import { inboxFile, listInbox, readAdmitted, readEventFile, storeAdmitted } from '../store/event-store.js';
+import type { Home } from '../store/home.js';
+import { withLock } from '../store/lock.js';
+import { loadAgentWork } from '../store/work-index.js';
+import { mutateWork, workFile } from '../store/work-store.js';
+import type { Wake } from './tick.js';
+import { crashPoint } from './crash-point.js';
+
+export interface Admission {
+  event: HolonEvent;
+  /** False when another process had admitted it already (the stored disposition is returned). */
+  admitted_now: boolean;
+}
+
+/**
+ * Admits one queued event: triggers the active waits on exactly its resource (only its work item's
+ * when it names one), then moves the record to events/ with its disposition. Safe to rerun after a
+ * crash: waits this event already triggered count again, nothing is triggered twice.
+ */
+export async function admitEvent(home: Home, agent: string, id: string, nowMs: number, opts: { lockRetries?: number; items?: MatchItem[] } = {}): Promise<Admission | null> {
+  return withLock(
+    home.local,
+    `${agent}.${id}`,
+    async () => {
+      const file = inboxFile(home, agent, id);
+      if (!existsSync(file)) {
+        const done = readAdmitted(home, agent, id);
+        return done ? { event: done, admitted_now: false } : null;
+      }
+      const ev = readEventFile(file);
+      // A view loaded before other admissions of this pass is safe: each wait is re-checked under its item's lock.
+      const items = opts.items ?? loadAgentWork(home, agent).items;
+      const candidates = matchWaits(items, ev);
+      const triggered: Array<{ work_item: string; wait: string }> = [];
+      const nowIso = iso(nowMs);
+      for (const itemId of [...new Set(candidates.map((c) => c.work_item))]) {
+        const waitIds = candidates.filter((c) => c.work_item === itemId).map((c) => c.wait);
+        const { doc } = await mutateWork(home, { agent, id: itemId, file: workFile(home, agent, itemId) }, nowMs, (d) =>
+          waitIds.reduce((acc, w) => triggerWait(acc, w, ev, nowIso), d),
+          { lockRetries: opts.lockRetries },
+        );
+        for (const w of doc.item.waits) if (waitIds.includes(w.id) && w.settled_by?.event === ev.id) triggered.push({ work_item: itemId, wait: w.id });
+      }
+      crashPoint('admission');
+      const admitted: HolonEvent = { ...ev, agent, status: 'admitted', admitted_at: nowIso, disposition: { triggered, nudged: triggered.length === 0 } };
+      storeAdmitted(home, admitted);
+      return { event: admitted, admitted_now: true };
+    },
+    { retries: opts.lockRetries },
+  );
+}
+
+/** The wakes an admitted event gives: one per triggered wait, or an operator message that only nudged. */
+export function wakesOf(ev: HolonEvent): Wake[] {
+  const d = ev.disposition;
+  if (!d) return [];
+  const reason = ev.source === 'operator' ? 'operator_message' : 'wait_triggered';
+  if (d.triggered.length) return d.triggered.map((t) => ({ agent: ev.agent, work_item: t.work_item, reason, wait: t.wait, event: ev.id }));
+  return ev.source === 'operator' ? [{ agent: ev.agent, work_item: ev.work_item, reason: 'operator_message', event: ev.id }] : [];
+}
+
+/** The tick's admission phase: every queued event of the agents, oldest first. */
+export async function admitQueued(home: Home, agents: string[], nowMs: number): Promise<HolonEvent[]> {
+  const out: HolonEvent[] = [];
+  for (const agent of agents) {
+    const queued = listInbox(home, agent);
+    if (!queued.length) continue;
+    const items = loadAgentWork(home, agent).items;
+    for (const ev of queued) {
+      const r = await admitEvent(home, agent, ev.id, nowMs, { items });
+      if (r?.admitted_now) out.push(r.event);
+    }
+  }
+  return out;
+}

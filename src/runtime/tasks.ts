@@ -1,0 +1,108 @@
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { iso } from '../core/time.js';
+import { enqueueEvent } from '../store/events.js';
+import { eventExists, occurrenceEventId } from '../store/event-store.js';
+import type { Home } from '../store/home.js';
+import { listTasks, mutateTask, newTaskId, OUTPUT_TAIL_BYTES, taskFile, taskLog, writeTask, type TaskRecord } from '../store/tasks.js';
+
+const statMtime = (file: string) => {
+  try {
+    return statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
+};
+
+const SUPERVISOR = fileURLToPath(new URL('./task-supervisor.js', import.meta.url));
+
+/** The event id that carries a task's result: one per handle, so reporting twice writes it once. */
+export const taskEventId = (id: string) => occurrenceEventId(`task:${id}`);
+
+/**
+ * Starts `argv` in the background under a detached supervisor (its own session: it survives the
+ * terminal) and returns the handle at once. The supervisor records the result when the command ends.
+ */
+export function startTask(home: Home, agent: string, workItem: string | null, argv: string[], cwd: string, nowMs: number): TaskRecord {
+  const id = newTaskId();
+  const t: TaskRecord = {
+    id, agent, work_item: workItem, command: argv, cwd, status: 'running', started_at: iso(nowMs), ended_at: null,
+    exit_code: null, signal: null, output_tail: null, log: taskLog(home, id), supervisor_pid: null, pid: null,
+    event: taskEventId(id), reported_at: null,
+  };
+  writeTask(home, t);
+  const child = spawn(process.execPath, [SUPERVISOR, home.dir, id], { detached: true, stdio: 'ignore', cwd, env: process.env });
+  child.unref();
+  return t;
+}
+
+/** The last bytes of a log file as text. */
+export function readTail(file: string, bytes = OUTPUT_TAIL_BYTES): string {
+  let fd: number | undefined;
+  try {
+    const size = statSync(file).size;
+    const len = Math.min(size, bytes);
+    const buf = Buffer.alloc(len);
+    fd = openSync(file, 'r');
+    readSync(fd, buf, 0, len, size - len);
+    return buf.toString('utf8').replace(/^\uFFFD+/, '');
+  } catch {
+    return '';
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** The payload of a task's result event: exit status, command, output tail (untrusted data). */
+export function taskPayload(t: TaskRecord): string {
+  const status = t.status === 'lost' ? 'lost (its supervisor is gone; the result is unknown)' : t.signal ? `killed by ${t.signal}` : `exit code ${t.exit_code}`;
+  return `${status}\ncommand: ${t.command.join(' ')}\n--- output tail ---\n${t.output_tail ?? ''}`;
+}
+
+/** Queues the result event of a finished task unless it exists already (queued or admitted). */
+export function enqueueTaskEvent(home: Home, t: TaskRecord, nowMs: number): boolean {
+  const id = taskEventId(t.id);
+  if (eventExists(home, t.agent, id)) return false;
+  enqueueEvent(home, t.agent, { id, source: 'task', mode: 'message', resource: `task:${t.id}`, work_item: null, payload: taskPayload(t), provenance: `task:${t.id}` }, nowMs);
+  return true;
+}
+
+function alive(pid: number | null): boolean {
+  if (!pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** How long a task may stay without a supervisor pid before it counts as lost. */
+const SUPERVISOR_GRACE_MS = 30_000;
+
+/**
+ * The tick's task phase: every finished task not yet reported gets its event queued (the supervisor
+ * usually queued it already) and is reported once. A running task whose supervisor died is `lost`.
+ */
+export async function reportFinishedTasks(home: Home, nowMs: number, agents: string[] | null): Promise<Array<{ task: string; agent: string; exit_code: number | null }>> {
+  const out: Array<{ task: string; agent: string; exit_code: number | null }> = [];
+  for (const t of listTasks(home)) {
+    if (agents && !agents.includes(t.agent)) continue;
+    if (t.reported_at) continue;
+    if (t.status === 'running') {
+      // Real time, not the command's clock: HOLON_NOW must not make a just-started task look lost.
+      const gone = t.supervisor_pid ? !alive(t.supervisor_pid) : Date.now() - statMtime(taskFile(home, t.id)) > SUPERVISOR_GRACE_MS;
+      if (!gone) continue;
+    }
+    const reported = await mutateTask(home, t.id, (cur) => {
+      if (cur.reported_at) return { next: null, result: null };
+      if (cur.status === 'running' && cur.supervisor_pid && alive(cur.supervisor_pid)) return { next: null, result: null };
+      const done: TaskRecord = cur.status === 'running' ? { ...cur, status: 'lost', ended_at: iso(nowMs), output_tail: readTail(cur.log) } : cur;
+      enqueueTaskEvent(home, done, nowMs);
+      return { next: { ...done, reported_at: iso(nowMs) }, result: done };
+    });
+    if (reported) out.push({ task: reported.id, agent: reported.agent, exit_code: reported.exit_code });
+  }
+  return out;
+}

@@ -1,0 +1,117 @@
+import { invalid } from '../core/errors.js';
+import { dueFire, type Timer } from '../core/schedule.js';
+import { parseDuration, iso } from '../core/time.js';
+import { timerCancelled } from '../core/transitions.js';
+import { waitKey } from '../core/wait-matching.js';
+import { enqueueEvent } from '../store/events.js';
+import { eventExists, occurrenceEventId } from '../store/event-store.js';
+import { listAgents, type Home } from '../store/home.js';
+import { listTimers, mutateTimer } from '../store/timers.js';
+import { loadAgentWork } from '../store/work-index.js';
+import { mutateWork, workFile } from '../store/work-store.js';
+import { crashPoint } from './crash-point.js';
+
+export interface TimerFire {
+  timer: string;
+  agent: string;
+  work_item: string | null;
+  fire_count: number;
+  missed_count: number;
+  due_at: string;
+  late_ms: number;
+  event: string;
+}
+
+/** The event id of one fire: fixed by the timer and its first covered slot, so a rerun finds it. */
+export const fireEventId = (timerId: string, slotAt: string) => occurrenceEventId(`timer:${timerId}:${slotAt}`);
+
+const everyMs = (t: Timer) => (t.every ? parseDuration(t.every, 'every') : null);
+const untilMs = (t: Timer) => (t.until ? Date.parse(t.until) : null);
+
+/**
+ * Fires one timer if it is due, under its lock, re-reading it first (two ticks never fire a slot
+ * twice). The fire's event is queued (deterministic id) before the timer's new state is written: a
+ * tick killed between the two reruns the same slot, finds the event, and only writes the state.
+ */
+export async function fireTimer(home: Home, agent: string, id: string, nowMs: number): Promise<TimerFire | null> {
+  return mutateTimer(home, agent, id, (t) => {
+    const f = dueFire(t, nowMs, everyMs(t), untilMs(t));
+    if (!f) return { next: null, result: null };
+    const event = fireEventId(t.id, f.slot_at);
+    if (!eventExists(home, agent, event)) {
+      enqueueEvent(home, agent, { id: event, source: 'timer', mode: 'wake_hint', resource: `timer:${t.id}`, work_item: null, payload: null, provenance: `timer:${t.id}` }, nowMs);
+    }
+    crashPoint('timer-event');
+    const result: TimerFire = { timer: t.id, agent, work_item: t.work_item, fire_count: f.next.fire_count, missed_count: f.missed_count, due_at: f.last_slot_at, late_ms: f.late_ms, event };
+    return { next: f.next, result };
+  });
+}
+
+/** The tick's timer phase: every due timer of the agents. */
+export async function fireDueTimers(home: Home, agents: string[], nowMs: number): Promise<TimerFire[]> {
+  const out: TimerFire[] = [];
+  for (const agent of agents) {
+    for (const t of listTimers(home, agent).timers) {
+      if (t.status !== 'active' || !t.next_due_at || Date.parse(t.next_due_at) > nowMs) continue;
+      const f = await fireTimer(home, agent, t.id, nowMs);
+      if (f) out.push(f);
+    }
+  }
+  return out;
+}
+
+export interface CancelResult {
+  timer: Timer;
+  /** cancelled now, or the state it was already in (idempotent). */
+  outcome: 'cancelled' | 'already_cancelled' | 'already_fired';
+  settled: Array<{ work_item: string; wait: string }>;
+}
+
+/**
+ * Cancels a timer (idempotent). Waits on it settle with `timer_cancelled` and their items are
+ * blocked until someone acts. A one-shot that already fired is left as it is: its fire counts.
+ */
+export async function cancelTimer(home: Home, agent: string, id: string, nowMs: number): Promise<CancelResult> {
+  const { timer, outcome } = await mutateTimer<Pick<CancelResult, 'timer' | 'outcome'>>(home, agent, id, (t) => {
+    if (t.status === 'cancelled') return { next: null, result: { timer: t, outcome: 'already_cancelled' as const } };
+    if (t.status === 'fired') return { next: null, result: { timer: t, outcome: 'already_fired' as const } };
+    const next: Timer = { ...t, status: 'cancelled', cancelled_at: iso(nowMs), next_due_at: null };
+    return { next, result: { timer: { ...next, revision: t.revision + 1 }, outcome: 'cancelled' as const } };
+  });
+  const settled: CancelResult['settled'] = [];
+  if (outcome === 'already_fired') return { timer, outcome, settled };
+  // Also on a repeated cancel: settles waits a crash may have left between the two steps.
+  const key = `timer:${id}`;
+  for (const a of listAgents(home)) {
+    for (const item of loadAgentWork(home, a).items) {
+      if (!item.waits.some((w) => w.status === 'active' && waitKey(w) === key)) continue;
+      let got: string[] = [];
+      await mutateWork(home, { agent: a, id: item.id, file: workFile(home, a, item.id) }, nowMs, (d) => {
+        const r = timerCancelled(d, id, iso(nowMs));
+        got = r.settled;
+        return r.doc;
+      });
+      settled.push(...got.map((wait) => ({ work_item: item.id, wait })));
+    }
+  }
+  return { timer, outcome, settled };
+}
+
+/** Checks `--every` / `--until` against the first due time; returns the parsed values. */
+export function checkSchedule(firstDueMs: number, every: string | undefined, until: string | undefined, untilMsValue: number | null): void {
+  if (every) {
+    const ms = parseDuration(every, '--every');
+    if (ms < 1000) throw invalid(`--every ${every} is shorter than a second`, 'timers work to the second: use --every 1s or more');
+  } else if (until) throw invalid('--until needs --every', 'a one-shot timer fires once; --until ends a repeating one');
+  if (untilMsValue != null && untilMsValue < firstDueMs) throw invalid('--until is before the first due time', 'pick an --until after --in/--at');
+}
+
+/** Cancels the active timers created for an item (its `work_item`); returns their ids. */
+export async function cancelItemTimers(home: Home, agent: string, workItem: string, nowMs: number): Promise<string[]> {
+  const out: string[] = [];
+  for (const t of listTimers(home, agent).timers) {
+    if (t.status !== 'active' || t.work_item !== workItem) continue;
+    if ((await cancelTimer(home, agent, t.id, nowMs)).outcome === 'cancelled') out.push(t.id);
+  }
+  return out;
+}

@@ -1,0 +1,108 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { formatId } from '../core/ids.js';
+import { parseYamlRecord, RecordParseError } from '../core/record-codec.js';
+import { EVENT_MODES, EVENT_SOURCES, type HolonEvent } from '../core/types.js';
+import { writeFileAtomic } from './atomic-write.js';
+import { inboxDir, serializeEvent } from './events.js';
+import { agentDir, type Home } from './home.js';
+import { problemError } from './work-store.js';
+
+/** Admitted events: agents/A/events/ID.yaml (moved there from inbox/ with their disposition). */
+export const eventsDir = (home: Home, agent: string) => join(agentDir(home, agent), 'events');
+
+/** A deterministic event id for one occurrence (a timer slot, a task's end): a rerun finds it again. */
+export function occurrenceEventId(occurrence: string): string {
+  return formatId('e', createHash('sha256').update(occurrence).digest());
+}
+
+export function eventFromData(d: Record<string, unknown>): HolonEvent {
+  const str = (v: unknown) => (v == null ? null : String(v));
+  return {
+    id: String(d.id),
+    agent: String(d.agent ?? ''),
+    source: d.source as HolonEvent['source'],
+    mode: d.mode as HolonEvent['mode'],
+    resource: String(d.resource ?? ''),
+    work_item: str(d.work_item),
+    payload: str(d.payload),
+    provenance: String(d.provenance ?? ''),
+    created_at: String(d.created_at ?? ''),
+    status: d.status === 'admitted' ? 'admitted' : 'queued',
+    admitted_at: str(d.admitted_at),
+    disposition: (d.disposition as HolonEvent['disposition']) ?? null,
+  };
+}
+
+/** Problems of one event record, for `holon check`. */
+export function checkEventData(d: Record<string, unknown>, file: string, id: string) {
+  const problems = [];
+  if (d.id !== id) problems.push({ file, line: 1, message: `id "${String(d.id)}" does not match the file name`, fix: `set id: "${id}"` });
+  if (!EVENT_SOURCES.includes(d.source as never)) problems.push({ file, line: 1, message: `unknown source "${String(d.source)}"`, fix: `source is one of ${EVENT_SOURCES.join(', ')}` });
+  if (!EVENT_MODES.includes(d.mode as never)) problems.push({ file, line: 1, message: `unknown mode "${String(d.mode)}"`, fix: `mode is one of ${EVENT_MODES.join(', ')}` });
+  return problems;
+}
+
+export function readEventFile(file: string): HolonEvent {
+  try {
+    return eventFromData(parseYamlRecord(readFileSync(file, 'utf8'), file, 'id: "e-4f2a9c1k"').data);
+  } catch (err) {
+    if (err instanceof RecordParseError) throw problemError(err.problem);
+    throw err;
+  }
+}
+
+function yamlIds(dir: string): string[] {
+  try {
+    return readdirSync(dir).filter((f) => f.endsWith('.yaml')).map((f) => f.slice(0, -5)).sort();
+  } catch {
+    return [];
+  }
+}
+
+export const inboxFile = (home: Home, agent: string, id: string) => join(inboxDir(home, agent), `${id}.yaml`);
+export const admittedFile = (home: Home, agent: string, id: string) => join(eventsDir(home, agent), `${id}.yaml`);
+
+function readEventsIn(dir: string): HolonEvent[] {
+  const out: HolonEvent[] = [];
+  for (const id of yamlIds(dir)) {
+    try {
+      out.push(readEventFile(join(dir, `${id}.yaml`)));
+    } catch {
+      // A hand-broken record stays where it is; `holon check` names it.
+    }
+  }
+  return out.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+}
+
+/** Queued events of an agent, oldest first; unreadable files are skipped. */
+export const listInbox = (home: Home, agent: string) => readEventsIn(inboxDir(home, agent));
+
+/** Admitted events of an agent, oldest first. */
+export const listAdmitted = (home: Home, agent: string) => readEventsIn(eventsDir(home, agent));
+
+/** An event queued or admitted under this id, if any. */
+export function eventExists(home: Home, agent: string, id: string): boolean {
+  return existsSync(inboxFile(home, agent, id)) || existsSync(admittedFile(home, agent, id));
+}
+
+/** The admitted record of an event, or null. */
+export function readAdmitted(home: Home, agent: string, id: string): HolonEvent | null {
+  try {
+    return readEventFile(admittedFile(home, agent, id));
+  } catch {
+    return null;
+  }
+}
+
+/** Moves an event from inbox/ to events/ with its disposition: write the new record first, then unlink. */
+export function storeAdmitted(home: Home, ev: HolonEvent): void {
+  mkdirSync(eventsDir(home, ev.agent), { recursive: true });
+  writeFileAtomic(admittedFile(home, ev.agent, ev.id), serializeEvent(ev), join(home.local, 'tmp'));
+  try {
+    unlinkSync(inboxFile(home, ev.agent, ev.id));
+  } catch {
+    // Already gone: another admission finished first.
+  }
+}

@@ -1,0 +1,76 @@
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BIN, cleanEnv, project, ROOT } from '../helpers/cli.js';
+
+type P = Awaited<ReturnType<typeof project>>;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function tickUntil(p: P, pred: (r: any) => boolean, ms = 20_000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const r = await p.json(['tick']);
+    if (pred(r)) return r;
+    if (Date.now() > end) throw new Error('condition never held');
+    await sleep(150);
+  }
+}
+
+describe('notify when admission cannot run', () => {
+  it('leaves the event queued for the next tick, which admits it', async () => {
+    const p = await project();
+    const a = await p.create('x');
+    const w = await p.json(['wait', a, '--for', 'external:ci:run/5', '--reason', 'r']);
+    const holder = spawn(process.execPath, [join(ROOT, 'test/helpers/hold-lock.mjs'), p.home, `main.${a}`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((res) => holder.stdout!.once('data', () => res()));
+    const r = await p.json(['notify', 'ci:run/5']);
+    expect(r).toMatchObject({ admitted: false, status: 'queued', disposition: null });
+    expect((await p.json(['inbox'])).queued.map((e: any) => e.id)).toEqual([r.id]);
+    holder.kill('SIGKILL');
+    await new Promise((res) => holder.on('exit', res));
+    const t = await p.json(['tick']);
+    expect(t.events_admitted).toEqual([expect.objectContaining({ event: r.id, triggered: [{ work_item: a, wait: w.wait.id }] })]);
+    expect((await p.json(['inbox'])).queued).toEqual([]);
+  });
+});
+
+describe('task supervision', () => {
+  it('a task survives the death of the process group that started it', async () => {
+    const p = await project();
+    // A "terminal": a shell in its own process group that starts the task, then is killed with its group.
+    const term = spawn('sh', ['-c', `"${process.execPath}" "${BIN}" task run -- sh -c 'sleep 1; echo survived'; sleep 30`], { cwd: p.dir, env: cleanEnv(), detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+    const handle = await new Promise<string>((res) => term.stdout!.once('data', (d) => res(String(d).trim())));
+    expect(handle).toMatch(/^k-/);
+    process.kill(-term.pid!, 'SIGKILL');
+    const r = await tickUntil(p, (x) => x.tasks_finished.length > 0);
+    expect(r.tasks_finished).toEqual([{ task: handle, agent: 'main', exit_code: 0 }]);
+    expect((await p.json(['task', 'show', handle])).output_tail).toBe('survived\n');
+  });
+
+  it('a task whose supervisor died is reported lost once, with its output so far', async () => {
+    const p = await project();
+    const a = await p.create('x');
+    const run = await p.h(['task', 'run', '--json', '--', 'sh', '-c', 'echo partial; sleep 60']);
+    const t = JSON.parse(run.stdout);
+    await p.json(['wait', a, '--for', `task:${t.id}`, '--reason', 'r']);
+    const recordFile = join(p.home, 'local/tasks', `${t.id}.json`);
+    let rec: any;
+    for (let i = 0; i < 100; i++) {
+      rec = JSON.parse(readFileSync(recordFile, 'utf8'));
+      if (rec.supervisor_pid && rec.pid && readFileSync(rec.log, 'utf8').includes('partial')) break;
+      await sleep(50);
+    }
+    process.kill(rec.supervisor_pid, 'SIGKILL');
+    process.kill(rec.pid, 'SIGKILL');
+    const r = await tickUntil(p, (x) => x.tasks_finished.length > 0);
+    expect(r.tasks_finished).toEqual([{ task: t.id, agent: 'main', exit_code: null }]);
+    expect(r.wakes).toContainEqual(expect.objectContaining({ reason: 'wait_triggered', work_item: a }));
+    expect((await p.json(['task', 'show', t.id])).status).toBe('lost');
+    expect((await p.h(['resume', a])).stdout).toMatch(/```untrusted\nlost \(its supervisor is gone[\s\S]*partial/);
+    expect((await p.json(['tick'])).tasks_finished).toEqual([]);
+    const events = readdirSync(join(p.home, 'agents/main/events')).filter((f) => f.endsWith('.yaml'));
+    expect(events).toHaveLength(1);
+  });
+});

@@ -75,7 +75,8 @@ describe('ingress input and address', () => {
   it('refuses bad resource, mode and work_item', () => {
     expect(() => parseNotifyInput([])).toThrow(/JSON object/);
     expect(() => parseNotifyInput({ mode: 'message' })).toThrow(/resource/);
-    expect(() => parseNotifyInput({ resource: 'a\nb' })).toThrow(/one line/);
+    expect(() => parseNotifyInput({ resource: 'a\nb' })).toThrow(/spaces or control/);
+    expect(() => parseNotifyInput({ resource: 'a', payload: 'x'.repeat(70 * 1024) })).toThrow(/64 KiB/);
     expect(() => parseNotifyInput({ resource: 'a', mode: 'shout' })).toThrow(/mode/);
     expect(() => parseNotifyInput({ resource: 'a', work_item: '../x' })).toThrow(/work_item/);
   });

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { playReviewer } from '../../src/cli/demo-reviewer.js';
 import { DemoShell } from '../../src/cli/demo-script.js';
-import { cleanEnv, project, ROOT } from '../helpers/cli.js';
+import { cleanEnv, project } from '../helpers/cli.js';
 import { runRecords, script, setRunner, sleep, startWatch, until } from '../helpers/watch.js';
 
 /** A runner that logs start/end around a short sleep, flags overlap, and re-arms the item's wait. */
@@ -23,10 +23,7 @@ rmdir "$PWD/inflight"
   return log;
 }
 
-// These need the waits/timers/tasks commands (branch `waits`); they run once it is merged.
-const hasWaits = existsSync(join(ROOT, 'src/cli/defs/waits-defs.ts'));
-
-describe.skipIf(!hasWaits)('watch with waits, events and timers', () => {
+describe('watch with waits, events and timers', () => {
   it('an idle home whose open items all wait starts no run over a period with no events', async () => {
     const p = await project('rev');
     script(join(p.dir, 'agent.sh'), '#!/bin/sh\necho ran >> "$PWD/ran.log"\n');

@@ -6,6 +6,7 @@ import { renderResume } from '../core/resume.js';
 import { iso } from '../core/time.js';
 import { appendHistory } from '../core/workitem.js';
 import { readAgent } from '../store/agents.js';
+import { readAdmitted } from '../store/event-store.js';
 import type { Home } from '../store/home.js';
 import { resumeContextFor } from '../store/resume-context.js';
 import { forgetSession, lastSession, listRuns, newRunId, rememberSession, runLogFile, runsDir, writeRun } from '../store/runs.js';
@@ -68,7 +69,13 @@ export function startRun(home: Home, job: RunJob, cfg: RunnerConfig, timeoutMs: 
   const revisionBefore = revisionOf(job.ref);
   const context = resumeContextFor(home, job.ref, startMs);
   const why = job.wakes.map((w) => `${w.reason}${w.wait ? ` (wait ${w.wait})` : ''}${w.timer ? ` (timer ${w.timer})` : ''}${w.event ? ` (event ${w.event})` : ''}`);
-  const prompt = `${renderResume(context)}\n## Why you run now\n\nholon watch started run ${id} for: ${why.join(', ') || job.reasons.join(', ')}.\n`;
+  // An operator message that woke no wait is not in the record's waits: give its text here.
+  const messages = job.wakes
+    .filter((w) => w.reason === 'operator_message' && w.event && !w.wait)
+    .map((w) => readAdmitted(home, job.agent, w.event!))
+    .filter((ev) => ev?.source === 'operator' && ev.payload)
+    .map((ev) => `\nMessage from the operator (event ${ev!.id}, ${ev!.created_at}):\n\n${ev!.payload}\n`);
+  const prompt = `${renderResume(context)}\n## Why you run now\n\nholon watch started run ${id} for: ${why.join(', ') || job.reasons.join(', ')}.\n${messages.join('')}`;
   const run: RunRecord = {
     id,
     agent: job.agent,

@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
-import { agentDir, type Home } from './home.js';
+import { eventsDir, readEventFile } from './event-store.js';
+import type { Home } from './home.js';
 
 /** An admitted operator message that triggered no wait (it only nudged its agent). */
 export interface OperatorNudge {
@@ -16,7 +16,7 @@ export interface OperatorNudge {
  * names already read, so each event file is read once per watcher.
  */
 export function newOperatorNudges(home: Home, agent: string, seen: Set<string>): OperatorNudge[] {
-  const dir = join(agentDir(home, agent), 'events');
+  const dir = eventsDir(home, agent);
   let names: string[];
   try {
     names = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
@@ -29,10 +29,9 @@ export function newOperatorNudges(home: Home, agent: string, seen: Set<string>):
     if (seen.has(key)) continue;
     seen.add(key);
     try {
-      const d = parseYaml(readFileSync(join(dir, f), 'utf8')) as Record<string, any> | null;
-      if (!d || d.source !== 'operator' || d.status !== 'admitted') continue;
-      if (Array.isArray(d.disposition?.triggered) && d.disposition.triggered.length) continue;
-      out.push({ agent, event: String(d.id), work_item: d.work_item ? String(d.work_item) : null });
+      const ev = readEventFile(join(dir, f));
+      if (ev.source !== 'operator' || ev.status !== 'admitted' || ev.disposition?.triggered.length) continue;
+      out.push({ agent, event: ev.id, work_item: ev.work_item });
     } catch {
       // A broken record is `holon check`'s to report.
     }

@@ -89,6 +89,26 @@ describe('watch with waits, events and timers', () => {
     expect(runs.every((r) => r.status === 'ok')).toBe(true);
   }, 60_000);
 
+  it('an operator message resumes the item it names (or the focus) with the message in the prompt', async () => {
+    const p = await project('rev');
+    script(join(p.dir, 'agent.sh'), '#!/bin/sh\ncat > "$PWD/prompt-$HOLON_WAKE.txt"\nholon progress "$HOLON_WORK_ITEM" "handled $HOLON_WAKE"\n');
+    setRunner(p.home, 'rev', '{preset: command, command: ./agent.sh}');
+    const id = await p.create('waiting item');
+    await p.h(['wait', id, '--for', 'external:ci:run/5', '--reason', 'CI']);
+    await p.h(['pick', id]);
+    const w = startWatch(p.dir);
+    await w.waitFor(/watching /);
+    await p.h(['tell', 'the release moved to Friday; check the changelog too']);
+    await until(() => runRecords(p.home).some((r) => r.status === 'ok'), 15_000, 'run');
+    expect(await w.stop()).toBe(0);
+    const [run] = runRecords(p.home);
+    expect(run).toMatchObject({ work_item: id, reason: 'operator_message', progress: true });
+    expect(readFileSync(join(p.dir, 'prompt-operator_message.txt'), 'utf8')).toContain('Message from the operator');
+    expect(readFileSync(join(p.dir, 'prompt-operator_message.txt'), 'utf8')).toContain('the release moved to Friday');
+    // Handled once: a later pass does not run it again for the same message.
+    expect(JSON.parse((await p.h(['watch', '--once', '--json'])).stdout).runs).toEqual([]);
+  });
+
   it('runs that change nothing block the item after watch.no_progress_limit, and it is not run again', async () => {
     const p = await project('rev');
     script(join(p.dir, 'agent.sh'), '#!/bin/sh\necho "$HOLON_WAKE" >> "$PWD/wakes.log"\n');

@@ -56,11 +56,11 @@ const stats = (xs) => {
   return { n: s.length, min: s[0], median: q(0.5), p90: q(0.9), max: s[s.length - 1] };
 };
 
-/** 1 and 2: the runner writes the time it starts; each sample re-arms the item's wait. */
+/** 1 and 2: the runner notes the time it starts (GNU date, ms); each sample re-arms the item's wait. */
 async function latency() {
   const dir = project();
   const started = join(dir, 'started');
-  writeFileSync(join(dir, 'runner.sh'), `#!/bin/sh\nnode -e 'require("fs").appendFileSync(process.argv[1], Date.now()+"\\n")' "${started}"\nholon wait "$HOLON_WORK_ITEM" --for external:bench:sig --reason "next sample" >/dev/null\n`);
+  writeFileSync(join(dir, 'runner.sh'), `#!/bin/sh\ndate +%s%3N >> "${started}"\nholon wait "$HOLON_WORK_ITEM" --for external:bench:sig --reason "next sample" >/dev/null\n`);
   chmodSync(join(dir, 'runner.sh'), 0o755);
   const md = join(dir, '.holon/agents/bench/AGENTS.md');
   writeFileSync(md, readFileSync(md, 'utf8').replace(/runner:\n(  .*\n)+/, 'runner: {preset: command, command: ./runner.sh}\n'));

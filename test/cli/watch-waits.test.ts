@@ -162,6 +162,34 @@ describe('watch with waits, events and timers', () => {
     expect(wakes[0].split(',')).toContain('timer_fired');
   });
 
+  it('an event accepted over HTTP survives a SIGKILL right after the 202 and resumes its item once', async () => {
+    const p = await project('rev');
+    script(join(p.dir, 'agent.sh'), '#!/bin/sh\necho "$HOLON_WAKE" >> "$PWD/wakes.log"\nholon progress "$HOLON_WORK_ITEM" "saw the revision"\n');
+    setRunner(p.home, 'rev', '{preset: command, command: ./agent.sh}');
+    const id = await p.create('PR 101');
+    await p.h(['wait', id, '--for', 'external:github:acme/app#101', '--reason', 'revision']);
+    await p.h(['ingress', 'url']);
+    const { url } = await p.json(['ingress', 'rotate']);
+    const w = startWatch(p.dir, ['--listen', '127.0.0.1:0']);
+    const port = (await w.waitFor(/ingress listening on http:\/\/127\.0\.0\.1:(\d+)/))[1];
+    await w.waitFor(/watching /);
+    const live = url.replace(/:\d+\/hooks/, `:${port}/hooks`);
+    const res = await fetch(live, { method: 'POST', body: JSON.stringify({ resource: 'external:github:acme/app#101', mode: 'wake_hint' }) });
+    expect(res.status).toBe(202);
+    w.child.kill('SIGKILL');
+    await w.exited;
+    await p.h(['watch', '--once']);
+    // Killed before admitting it, after admitting it, or during the run it started: either way the
+    // item ends up run to completion for it exactly once (plus the interrupted run, if there was one).
+    const all = runRecords(p.home);
+    const ok = all.filter((r) => r.status === 'ok');
+    expect(ok).toHaveLength(1);
+    expect(ok[0].reasons.some((x: string) => x === 'wait_triggered' || x === 'interrupted')).toBe(true);
+    expect(all.filter((r) => r.status !== 'ok').map((r) => r.status)).toEqual(all.length === 2 ? ['interrupted'] : []);
+    expect(JSON.parse((await p.h(['watch', '--once', '--json'])).stdout).runs).toEqual([]);
+    expect((await p.json(['show', id])).progress.map((e: any) => e.text)).toContain('saw the revision');
+  });
+
   it('the seed 000 demo: two PRs, a wait on the author, tests in the background, ingress, delivery', async () => {
     const root = mkdtempSync(join(tmpdir(), 'holon-demo-test-'));
     const sh = new DemoShell(join(root, '.holon'), { ...cleanEnv(), HOLON_AGENT: 'reviewer' }, false);

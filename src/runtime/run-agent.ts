@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { historyLine, noProgressStreak, type RunRecord, type WakeReason } from '../core/run-record.js';
@@ -36,8 +36,17 @@ function holonShimDir(home: Home): string {
   const dir = join(home.local, 'bin');
   mkdirSync(dir, { recursive: true });
   const shim = join(dir, 'holon');
-  writeFileSync(shim, `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
-  chmodSync(shim, 0o755);
+  const text = `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`;
+  let current = '';
+  try {
+    current = readFileSync(shim, 'utf8');
+  } catch {
+    // not written yet
+  }
+  if (current !== text) {
+    writeFileSync(shim, text);
+    chmodSync(shim, 0o755);
+  }
   return dir;
 }
 

@@ -75,6 +75,32 @@ describe('timers on a fixed clock', () => {
     expect(timerEvents(p, add.id)).toHaveLength(2);
   });
 
+  it('validates schedules, accepts a past --at, and stops a repeat at --until', async () => {
+    const p = await project();
+    const now = { HOLON_NOW: T0 };
+    for (const [args, msg] of [
+      [['timer', 'add'], /exactly one of --in/],
+      [['timer', 'add', '--in', '1h', '--at', '2026-12-01T00:00:00Z'], /exactly one of --in/],
+      [['timer', 'add', '--in', 'soon'], /not a duration/],
+      [['timer', 'add', '--in', '1h', '--every', '500ms'], /shorter than a second/],
+      [['timer', 'add', '--in', '1h', '--until', '2026-12-01T00:00:00Z'], /--until needs --every/],
+      [['timer', 'add', '--in', '2h', '--every', '1h', '--until', '2026-11-30T11:00:00Z'], /before the first due time/],
+      [['timer', 'add', '--in', '1h', '--work', 'w-nosuch99'], /no WorkItem/],
+    ] as Array<[string[], RegExp]>) {
+      const r = await p.h(args, now);
+      expect(r.code, args.join(' ')).toBeGreaterThanOrEqual(3);
+      expect(r.stderr).toMatch(msg);
+    }
+    expect((await p.json(['timer', 'list', '--all'])).timers).toEqual([]);
+    const past = await p.h(['timer', 'add', '--at', '2026-11-30T09:00:00Z'], now);
+    expect(past.code).toBe(0);
+    expect(past.stderr).toContain('already past');
+    const rep = await p.json(['timer', 'add', '--in', '1h', '--every', '1h', '--until', '2026-11-30T13:00:00Z'], now);
+    const r = await p.json(['tick'], { HOLON_NOW: '2026-11-30T20:00:00Z' });
+    expect(r.timers_fired).toContainEqual(expect.objectContaining({ timer: rep.id, missed_count: 2, due_at: '2026-11-30T13:00:00Z' }));
+    expect((await p.json(['timer', 'list', '--all'])).timers.find((t: any) => t.id === rep.id)).toMatchObject({ status: 'fired', next_due_at: null, fire_count: 1, missed_count: 2 });
+  });
+
   it('two ticks at the same moment never fire a timer twice', async () => {
     const p = await project();
     const ids: string[] = [];

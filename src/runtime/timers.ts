@@ -10,6 +10,7 @@ import { listTimers, mutateTimer } from '../store/timers.js';
 import { loadAgentWork } from '../store/work-index.js';
 import { mutateWork, workFile } from '../store/work-store.js';
 import { crashPoint } from './crash-point.js';
+import { skipBusy } from './skip-busy.js';
 
 export interface TimerFire {
   timer: string;
@@ -53,7 +54,7 @@ export async function fireDueTimers(home: Home, agents: string[], nowMs: number)
   for (const agent of agents) {
     for (const t of listTimers(home, agent).timers) {
       if (t.status !== 'active' || !t.next_due_at || Date.parse(t.next_due_at) > nowMs) continue;
-      const f = await fireTimer(home, agent, t.id, nowMs);
+      const f = await skipBusy(() => fireTimer(home, agent, t.id, nowMs));
       if (f) out.push(f);
     }
   }

@@ -6,7 +6,7 @@ import { loadAgentWork } from '../store/work-index.js';
 import { admitQueued, wakesOf } from './admission.js';
 import { expireRechecks } from './rechecks.js';
 import { reportFinishedTasks } from './tasks.js';
-import { fireDueTimers } from './timers.js';
+import { fireDueTimers, settleCancelledTimerWaits } from './timers.js';
 
 /** Why the runtime should resume an agent on an item. */
 export type WakeReason = 'wait_triggered' | 'recheck_deadline' | 'operator_message' | 'timer_fired' | 'new_work' | 'interrupted';
@@ -40,6 +40,7 @@ export async function tick(home: Home, nowMs: number, opts: { agents?: string[] 
   const agents = opts.agents ?? listAgents(home);
   const tasks_finished = await reportFinishedTasks(home, nowMs, agents);
   const timers_fired = await fireDueTimers(home, agents, nowMs);
+  await settleCancelledTimerWaits(home, agents, nowMs);
   const admitted = await admitQueued(home, agents, nowMs);
   const rechecks_expired = await expireRechecks(home, agents, nowMs);
   const wakes: Wake[] = [];

@@ -197,6 +197,20 @@ describe('a tick killed mid-way', () => {
     expect(readdirSync(join(p.home, 'agents/main/inbox')).filter((f) => f.endsWith('.yaml'))).toHaveLength(0);
   });
 
+  it('a cancel killed before it settled the waits is completed by the next tick', async () => {
+    const p = await project();
+    const a = await p.create('x', [], { HOLON_NOW: T0 });
+    const w = await p.json(['wait', a, '--for', 'timer', '--in', '1h', '--reason', 'r'], { HOLON_NOW: T0 });
+    const killed = await holon(['timer', 'cancel', w.timer.id], { cwd: p.dir, env: { HOLON_NOW: at(60_000), HOLON_TEST_KILL_AT: 'timer-cancel' } });
+    expect(killed.code).not.toBe(0);
+    expect((await p.json(['show', a])).waits[0].status).toBe('active');
+    expect((await p.json(['timer', 'list', '--all'])).timers[0].status).toBe('cancelled');
+    await p.json(['tick'], { HOLON_NOW: at(120_000) });
+    const item = await p.json(['show', a]);
+    expect(item.waits[0]).toMatchObject({ status: 'cancelled', settled_reason: 'timer_cancelled' });
+    expect(item.status).toBe('blocked');
+  });
+
   it('SIGKILL at random moments during a busy tick: every timer fires exactly once', async () => {
     const p = await project();
     const ids: string[] = [];

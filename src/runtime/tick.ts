@@ -47,13 +47,16 @@ export async function tick(home: Home, nowMs: number, opts: { agents?: string[] 
   for (const f of timers_fired) wakes.push({ agent: f.agent, work_item: f.work_item, reason: 'timer_fired', timer: f.timer, event: f.event });
   for (const ev of admitted) wakes.push(...wakesOf(ev));
   for (const r of rechecks_expired) wakes.push({ agent: r.agent, work_item: r.work_item, reason: 'recheck_deadline', wait: r.wait });
+  // A done item is never resumed (e.g. the fire of a timer whose cancel on completion was cut short).
+  const done = new Set<string>();
+  if (wakes.length) for (const a of agents) for (const i of loadAgentWork(home, a).items) if (i.status === 'done') done.add(i.id);
   return {
     now: new Date(nowMs).toISOString(),
     timers_fired,
     rechecks_expired,
     events_admitted: admitted.map((e) => ({ event: e.id, agent: e.agent, triggered: e.disposition?.triggered ?? [], nudged: e.disposition?.nudged ?? true, source: e.source, resource: e.resource })),
     tasks_finished,
-    wakes,
+    wakes: wakes.filter((w) => !w.work_item || !done.has(w.work_item)),
   };
 }
 

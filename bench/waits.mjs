@@ -2,6 +2,8 @@
 // Benchmark of the waits runtime: nextDueMs and tick() on a home with many live timers and waiting
 // items (what `holon watch` calls between sleeps). Usage: npm run build && node bench/waits.mjs [N]
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { initHome } from '../dist/store/init.js';
@@ -53,6 +55,21 @@ try {
   if (!process.env.PHASES && (r.timers_fired.length !== DUE || r.events_admitted.length !== DUE)) throw new Error(`expected ${DUE} fires, got ${r.timers_fired.length}`);
   await time('tick again at the same moment (fires nothing)', () => tick(home, T0 + 61_000));
   console.log(`rss ${(process.memoryUsage().rss / 1048576).toFixed(0)} MB`);
+  // Whole-process times of the commands CI scripts and agents call, on this home.
+  const bin = fileURLToPath(new URL('../bin/holon.js', import.meta.url));
+  const median = (args) => {
+    const times = [];
+    for (let i = 0; i < 7; i++) {
+      const t = Date.now();
+      const r = spawnSync(process.execPath, [bin, ...args(i)], { env: { ...process.env, HOLON_HOME: dir, HOLON_AGENT: 'a' }, encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(r.stderr);
+      times.push(Date.now() - t);
+    }
+    return times.sort((x, y) => x - y)[3];
+  };
+  console.log(`${'holon notify (median of 7, whole process)'.padEnd(48)} ${String(median((i) => ['notify', `ci:run/${i}`])).padStart(8)} ms`);
+  console.log(`${'holon wait --for external (median of 7)'.padEnd(48)} ${String(median((i) => ['wait', `w-b${String(DUE + i).padStart(7, '0')}`, '--for', `external:x:${i}`, '--reason', 'r'])).padStart(8)} ms`);
+  console.log(`${'holon tick, nothing due (median of 7)'.padEnd(48)} ${String(median(() => ['tick'])).padStart(8)} ms`);
 } finally {
   rmSync(root, { recursive: true, force: true });
 }

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { HolonError } from '../core/errors.js';
 import { triggerWait } from '../core/transitions.js';
 import { matchWaits, type MatchItem } from '../core/wait-matching.js';
 import { iso } from '../core/time.js';
@@ -10,6 +11,7 @@ import { loadAgentWork } from '../store/work-index.js';
 import { mutateWork, workFile } from '../store/work-store.js';
 import type { Wake } from './tick.js';
 import { crashPoint } from './crash-point.js';
+import { skipBusy } from './skip-busy.js';
 
 export interface Admission {
   event: HolonEvent;
@@ -40,10 +42,17 @@ export async function admitEvent(home: Home, agent: string, id: string, nowMs: n
       const nowIso = iso(nowMs);
       for (const itemId of [...new Set(candidates.map((c) => c.work_item))]) {
         const waitIds = candidates.filter((c) => c.work_item === itemId).map((c) => c.wait);
-        const { doc } = await mutateWork(home, { agent, id: itemId, file: workFile(home, agent, itemId) }, nowMs, (d) =>
-          waitIds.reduce((acc, w) => triggerWait(acc, w, ev, nowIso), d),
-          { lockRetries: opts.lockRetries },
-        );
+        let doc;
+        try {
+          ({ doc } = await mutateWork(home, { agent, id: itemId, file: workFile(home, agent, itemId) }, nowMs, (d) =>
+            waitIds.reduce((acc, w) => triggerWait(acc, w, ev, nowIso), d),
+            { lockRetries: opts.lockRetries },
+          ));
+        } catch (err) {
+          // An item deleted or broken since it was listed is skipped; a busy lock keeps the event queued.
+          if (err instanceof HolonError && (err.kind === 'invalid' || err.kind === 'notFound')) continue;
+          throw err;
+        }
         for (const w of doc.item.waits) if (waitIds.includes(w.id) && w.settled_by?.event === ev.id) triggered.push({ work_item: itemId, wait: w.id });
       }
       crashPoint('admission');
@@ -72,7 +81,7 @@ export async function admitQueued(home: Home, agents: string[], nowMs: number): 
     if (!queued.length) continue;
     const items = loadAgentWork(home, agent).items;
     for (const ev of queued) {
-      const r = await admitEvent(home, agent, ev.id, nowMs, { items });
+      const r = await skipBusy(() => admitEvent(home, agent, ev.id, nowMs, { items }));
       if (r?.admitted_now) out.push(r.event);
     }
   }

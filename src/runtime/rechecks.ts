@@ -3,6 +3,7 @@ import { iso } from '../core/time.js';
 import type { Home } from '../store/home.js';
 import { loadAgentWork } from '../store/work-index.js';
 import { mutateWork, workFile } from '../store/work-store.js';
+import { skipBusy } from './skip-busy.js';
 
 /**
  * The tick's recheck phase: active waits whose fallback `recheck_at` has passed expire with
@@ -16,10 +17,13 @@ export async function expireRechecks(home: Home, agents: string[], nowMs: number
       if (item.status === 'done') continue;
       const due = item.waits.filter((w) => w.status === 'active' && w.recheck_at && Date.parse(w.recheck_at) <= nowMs).map((w) => w.id);
       if (!due.length) continue;
-      const { doc } = await mutateWork(home, { agent, id: item.id, file: workFile(home, agent, item.id) }, nowMs, (d) =>
-        d.item.status === 'done' ? d : due.reduce((acc, id) => expireWait(acc, id, nowIso), d),
+      const r = await skipBusy(() =>
+        mutateWork(home, { agent, id: item.id, file: workFile(home, agent, item.id) }, nowMs, (d) =>
+          d.item.status === 'done' ? d : due.reduce((acc, id) => expireWait(acc, id, nowIso), d),
+        ),
       );
-      for (const w of doc.item.waits) {
+      if (!r) continue;
+      for (const w of r.doc.item.waits) {
         if (due.includes(w.id) && w.status === 'expired' && w.settled_at === nowIso && w.settled_reason === 'recheck_deadline') out.push({ agent, work_item: item.id, wait: w.id });
       }
     }

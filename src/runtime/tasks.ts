@@ -5,6 +5,7 @@ import { iso } from '../core/time.js';
 import { enqueueEvent } from '../store/events.js';
 import { eventExists, occurrenceEventId } from '../store/event-store.js';
 import type { Home } from '../store/home.js';
+import { skipBusy } from './skip-busy.js';
 import { listTasks, mutateTask, newTaskId, OUTPUT_TAIL_BYTES, taskFile, taskLog, writeTask, type TaskRecord } from '../store/tasks.js';
 
 const statMtime = (file: string) => {
@@ -95,13 +96,13 @@ export async function reportFinishedTasks(home: Home, nowMs: number, agents: str
       const gone = t.supervisor_pid ? !alive(t.supervisor_pid) : Date.now() - statMtime(taskFile(home, t.id)) > SUPERVISOR_GRACE_MS;
       if (!gone) continue;
     }
-    const reported = await mutateTask(home, t.id, (cur) => {
+    const reported = await skipBusy(() => mutateTask(home, t.id, (cur) => {
       if (cur.reported_at) return { next: null, result: null };
       if (cur.status === 'running' && cur.supervisor_pid && alive(cur.supervisor_pid)) return { next: null, result: null };
       const done: TaskRecord = cur.status === 'running' ? { ...cur, status: 'lost', ended_at: iso(nowMs), output_tail: readTail(cur.log) } : cur;
       enqueueTaskEvent(home, done, nowMs);
-      return { next: { ...done, reported_at: iso(nowMs) }, result: done };
-    });
+      return { next: { ...done, reported_at: iso(nowMs) }, result: done as TaskRecord | null };
+    }));
     if (reported) out.push({ task: reported.id, agent: reported.agent, exit_code: reported.exit_code });
   }
   return out;

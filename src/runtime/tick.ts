@@ -6,7 +6,7 @@ import { loadAgentWork } from '../store/work-index.js';
 import { admitQueued, wakesOf } from './admission.js';
 import { expireRechecks } from './rechecks.js';
 import { reportFinishedTasks } from './tasks.js';
-import { fireDueTimers } from './timers.js';
+import { fireDueTimers, settleCancelledTimerWaits } from './timers.js';
 
 /** Why the runtime should resume an agent on an item. */
 export type WakeReason = 'wait_triggered' | 'recheck_deadline' | 'operator_message' | 'timer_fired' | 'new_work' | 'interrupted';
@@ -40,19 +40,23 @@ export async function tick(home: Home, nowMs: number, opts: { agents?: string[] 
   const agents = opts.agents ?? listAgents(home);
   const tasks_finished = await reportFinishedTasks(home, nowMs, agents);
   const timers_fired = await fireDueTimers(home, agents, nowMs);
+  await settleCancelledTimerWaits(home, agents, nowMs);
   const admitted = await admitQueued(home, agents, nowMs);
   const rechecks_expired = await expireRechecks(home, agents, nowMs);
   const wakes: Wake[] = [];
   for (const f of timers_fired) wakes.push({ agent: f.agent, work_item: f.work_item, reason: 'timer_fired', timer: f.timer, event: f.event });
   for (const ev of admitted) wakes.push(...wakesOf(ev));
   for (const r of rechecks_expired) wakes.push({ agent: r.agent, work_item: r.work_item, reason: 'recheck_deadline', wait: r.wait });
+  // A done item is never resumed (e.g. the fire of a timer whose cancel on completion was cut short).
+  const done = new Set<string>();
+  if (wakes.length) for (const a of agents) for (const i of loadAgentWork(home, a).items) if (i.status === 'done') done.add(i.id);
   return {
     now: new Date(nowMs).toISOString(),
     timers_fired,
     rechecks_expired,
     events_admitted: admitted.map((e) => ({ event: e.id, agent: e.agent, triggered: e.disposition?.triggered ?? [], nudged: e.disposition?.nudged ?? true, source: e.source, resource: e.resource })),
     tasks_finished,
-    wakes,
+    wakes: wakes.filter((w) => !w.work_item || !done.has(w.work_item)),
   };
 }
 

@@ -10,6 +10,7 @@ import { listTimers, mutateTimer } from '../store/timers.js';
 import { loadAgentWork } from '../store/work-index.js';
 import { mutateWork, workFile } from '../store/work-store.js';
 import { crashPoint } from './crash-point.js';
+import { skipBusy } from './skip-busy.js';
 
 export interface TimerFire {
   timer: string;
@@ -53,7 +54,7 @@ export async function fireDueTimers(home: Home, agents: string[], nowMs: number)
   for (const agent of agents) {
     for (const t of listTimers(home, agent).timers) {
       if (t.status !== 'active' || !t.next_due_at || Date.parse(t.next_due_at) > nowMs) continue;
-      const f = await fireTimer(home, agent, t.id, nowMs);
+      const f = await skipBusy(() => fireTimer(home, agent, t.id, nowMs));
       if (f) out.push(f);
     }
   }
@@ -80,6 +81,7 @@ export async function cancelTimer(home: Home, agent: string, id: string, nowMs: 
   });
   const settled: CancelResult['settled'] = [];
   if (outcome === 'already_fired') return { timer, outcome, settled };
+  crashPoint('timer-cancel');
   // Also on a repeated cancel: settles waits a crash may have left between the two steps.
   const key = `timer:${id}`;
   for (const a of listAgents(home)) {
@@ -112,6 +114,28 @@ export async function cancelItemTimers(home: Home, agent: string, workItem: stri
   for (const t of listTimers(home, agent).timers) {
     if (t.status !== 'active' || t.work_item !== workItem) continue;
     if ((await cancelTimer(home, agent, t.id, nowMs)).outcome === 'cancelled') out.push(t.id);
+  }
+  return out;
+}
+
+/**
+ * Repairs a cancel cut short between its two steps (timer written, waits not yet settled): active
+ * waits on a cancelled timer are settled as `holon timer cancel` would have. Part of every tick.
+ */
+export async function settleCancelledTimerWaits(home: Home, agents: string[], nowMs: number): Promise<Array<{ work_item: string; wait: string }>> {
+  const cancelled = new Map<string, string>();
+  for (const a of agents) for (const t of listTimers(home, a).timers) if (t.status === 'cancelled') cancelled.set(t.id, a);
+  if (!cancelled.size) return [];
+  const pending = new Set<string>();
+  for (const a of listAgents(home)) {
+    for (const item of loadAgentWork(home, a).items) {
+      for (const w of item.waits) if (w.status === 'active' && w.kind === 'timer' && cancelled.has(w.resource)) pending.add(w.resource);
+    }
+  }
+  const out: Array<{ work_item: string; wait: string }> = [];
+  for (const id of pending) {
+    const r = await skipBusy(() => cancelTimer(home, cancelled.get(id)!, id, nowMs));
+    if (r) out.push(...r.settled);
   }
   return out;
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { formatId } from '../core/ids.js';
@@ -105,4 +105,26 @@ export function storeAdmitted(home: Home, ev: HolonEvent): void {
   } catch {
     // Already gone: another admission finished first.
   }
+}
+
+/**
+ * Admitted operator events written since `sinceMs` (by file time, with a little slack), without
+ * parsing the agent's whole event history: resume calls this on every prompt.
+ */
+export function recentOperatorEvents(home: Home, agent: string, sinceMs: number): HolonEvent[] {
+  const dir = eventsDir(home, agent);
+  const out: HolonEvent[] = [];
+  // A clock set ahead (HOLON_NOW) says nothing about file times: then every file is looked at.
+  const floor = sinceMs > Date.now() ? 0 : sinceMs - 5000;
+  for (const id of yamlIds(dir)) {
+    const file = join(dir, `${id}.yaml`);
+    try {
+      if (statSync(file).mtimeMs < floor) continue;
+      if (!readFileSync(file, 'utf8').includes('source: "operator"')) continue;
+      out.push(readEventFile(file));
+    } catch {
+      // gone or broken: `holon check` reports broken records
+    }
+  }
+  return out.sort((a, b) => (a.admitted_at ?? '').localeCompare(b.admitted_at ?? '') || a.id.localeCompare(b.id));
 }

@@ -1,7 +1,7 @@
 import type { WakeInfo } from '../core/resume.js';
 import { waitKey } from '../core/wait-matching.js';
 import type { WorkView } from '../core/workitem.js';
-import { listAdmitted, readAdmitted } from './event-store.js';
+import { readAdmitted, recentOperatorEvents } from './event-store.js';
 import type { Home } from './home.js';
 
 /** How many operator messages that matched no wait resume shows at most. */
@@ -32,7 +32,7 @@ export function wakesFor(home: Home, agent: string, item: WorkView): WakeInfo[] 
     });
   if (item.status === 'done') return out;
   const since = item.progress.reduce((m, p) => (p.at && p.at > m ? p.at : m), item.created_at);
-  const messages = listAdmitted(home, agent).filter(
+  const messages = recentOperatorEvents(home, agent, Date.parse(since) || 0).filter(
     (e) => e.source === 'operator' && e.disposition?.nudged && (e.work_item === item.id || e.work_item == null) && (e.admitted_at ?? '') >= since,
   );
   for (const e of messages.slice(-OPERATOR_MESSAGES)) {

@@ -75,6 +75,32 @@ describe('timers on a fixed clock', () => {
     expect(timerEvents(p, add.id)).toHaveLength(2);
   });
 
+  it('validates schedules, accepts a past --at, and stops a repeat at --until', async () => {
+    const p = await project();
+    const now = { HOLON_NOW: T0 };
+    for (const [args, msg] of [
+      [['timer', 'add'], /exactly one of --in/],
+      [['timer', 'add', '--in', '1h', '--at', '2026-12-01T00:00:00Z'], /exactly one of --in/],
+      [['timer', 'add', '--in', 'soon'], /not a duration/],
+      [['timer', 'add', '--in', '1h', '--every', '500ms'], /shorter than a second/],
+      [['timer', 'add', '--in', '1h', '--until', '2026-12-01T00:00:00Z'], /--until needs --every/],
+      [['timer', 'add', '--in', '2h', '--every', '1h', '--until', '2026-11-30T11:00:00Z'], /before the first due time/],
+      [['timer', 'add', '--in', '1h', '--work', 'w-nosuch99'], /no WorkItem/],
+    ] as Array<[string[], RegExp]>) {
+      const r = await p.h(args, now);
+      expect(r.code, args.join(' ')).toBeGreaterThanOrEqual(3);
+      expect(r.stderr).toMatch(msg);
+    }
+    expect((await p.json(['timer', 'list', '--all'])).timers).toEqual([]);
+    const past = await p.h(['timer', 'add', '--at', '2026-11-30T09:00:00Z'], now);
+    expect(past.code).toBe(0);
+    expect(past.stderr).toContain('already past');
+    const rep = await p.json(['timer', 'add', '--in', '1h', '--every', '1h', '--until', '2026-11-30T13:00:00Z'], now);
+    const r = await p.json(['tick'], { HOLON_NOW: '2026-11-30T20:00:00Z' });
+    expect(r.timers_fired).toContainEqual(expect.objectContaining({ timer: rep.id, missed_count: 2, due_at: '2026-11-30T13:00:00Z' }));
+    expect((await p.json(['timer', 'list', '--all'])).timers.find((t: any) => t.id === rep.id)).toMatchObject({ status: 'fired', next_due_at: null, fire_count: 1, missed_count: 2 });
+  });
+
   it('two ticks at the same moment never fire a timer twice', async () => {
     const p = await project();
     const ids: string[] = [];
@@ -169,6 +195,20 @@ describe('a tick killed mid-way', () => {
     expect(r.events_admitted).toEqual([expect.objectContaining({ triggered: [{ work_item: a, wait: w.wait.id }], nudged: false })]);
     expect((await p.json(['show', a])).revision).toBe(rev);
     expect(readdirSync(join(p.home, 'agents/main/inbox')).filter((f) => f.endsWith('.yaml'))).toHaveLength(0);
+  });
+
+  it('a cancel killed before it settled the waits is completed by the next tick', async () => {
+    const p = await project();
+    const a = await p.create('x', [], { HOLON_NOW: T0 });
+    const w = await p.json(['wait', a, '--for', 'timer', '--in', '1h', '--reason', 'r'], { HOLON_NOW: T0 });
+    const killed = await holon(['timer', 'cancel', w.timer.id], { cwd: p.dir, env: { HOLON_NOW: at(60_000), HOLON_TEST_KILL_AT: 'timer-cancel' } });
+    expect(killed.code).not.toBe(0);
+    expect((await p.json(['show', a])).waits[0].status).toBe('active');
+    expect((await p.json(['timer', 'list', '--all'])).timers[0].status).toBe('cancelled');
+    await p.json(['tick'], { HOLON_NOW: at(120_000) });
+    const item = await p.json(['show', a]);
+    expect(item.waits[0]).toMatchObject({ status: 'cancelled', settled_reason: 'timer_cancelled' });
+    expect(item.status).toBe('blocked');
   });
 
   it('SIGKILL at random moments during a busy tick: every timer fires exactly once', async () => {

@@ -153,6 +153,12 @@ describe('the CI continuation (seed 001)', () => {
     const p = await project();
     const a = await p.create('x');
     const w = await p.json(['wait', a, '--for', 'external:q:1', '--reason', 'r']);
+    // A triggered operator wait is handled with --resolve; resume names that command.
+    const op = await p.json(['wait', a, '--for', 'operator', '--reason', 'need the go-ahead']);
+    await p.json(['tell', '--work', a, 'go ahead']);
+    expect((await p.json(['resume', a])).commands).toContain(`holon wait ${a} --resolve ${op.wait.id}   (once you handled this wake and need no new wait)`);
+    expect((await p.json(['wait', '--resolve', op.wait.id])).wait).toMatchObject({ status: 'resolved', resolved_at: expect.stringMatching(/Z$/) });
+    expect((await p.h(['wait', '--resolve', w.wait.id])).code).toBe(3);
     const c = await p.json(['wait', '--cancel', w.wait.id]);
     expect(c.wait).toMatchObject({ status: 'cancelled', settled_reason: 'cancelled' });
     expect((await p.h(['wait', '--cancel', 'wt-nothere1'])).code).toBe(4);

@@ -18,8 +18,8 @@ export function run(ctx: Ctx, args: string[], opts: { json?: boolean }): void {
   out(dim(`status ${i.status} · class ${i.class} · priority ${i.priority ?? '-'} · agent ${i.agent} · revision ${i.revision}${focus ? ' · focus' : ''}`));
   if (i.depends_on.length) out(`depends on: ${i.depends_on.join(', ')}`);
   for (const w of i.waits) {
-    const by = w.settled_by ? ` by ${w.settled_by.source} event ${w.settled_by.event}` : '';
-    out(`wait ${w.id}: ${w.kind}${w.kind === 'operator' ? '' : ':' + w.resource} ${w.status}${w.settled_reason ? ` (${w.settled_reason}${by})` : ''} — ${w.reason}${w.recheck_at && w.status === 'active' ? `; recheck at ${w.recheck_at}` : ''}`);
+    const why = w.settled_by && w.settled_reason === 'event' ? `by ${w.settled_by.source} event ${w.settled_by.event}` : w.settled_reason;
+    out(`wait ${w.id}: ${w.kind}${w.kind === 'operator' ? '' : ':' + w.resource} ${w.status}${why ? ` (${why})` : ''} — ${w.reason}${w.recheck_at && w.status === 'active' ? `; recheck at ${w.recheck_at}` : ''}`);
   }
   if (i.blocker) out(`blocker: ${i.blocker.reason} — recovery: ${i.blocker.recovery}`);
   if (i.claim) out(`claim: ${i.claim.holder}${i.claim.expires_at ? ` until ${i.claim.expires_at}` : ''}`);

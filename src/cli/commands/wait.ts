@@ -17,6 +17,7 @@ import type { Ctx } from '../context.js';
 import { note, out, printJson } from '../output.js';
 import { targetItem } from '../work-args.js';
 import { createTimerFor, timerView } from './timer.js';
+import { cancelTimer } from '../../runtime/timers.js';
 
 interface WaitOpts {
   for?: string;
@@ -66,9 +67,14 @@ export async function run(ctx: Ctx, args: string[], opts: WaitOpts): Promise<voi
   const ref = targetItem(ctx, args[0]);
   const item = readWorkFile(ref.file, ref.id).item;
   if (item.status === 'done') throw invalid(`${ref.id} is done; cannot wait on it`, 'a done item has nothing left to wait for; create a successor with `holon new`');
+  // Checked before anything is created, so a refused wait leaves no timer behind.
+  const explicitRecheck = opts.recheck ? ceilSecond(parseWhen(opts.recheck, ctx.nowMs, '--recheck')) : null;
+  if (explicitRecheck != null && explicitRecheck <= ctx.nowMs) throw invalid(`--recheck ${opts.recheck} is in the past`, 'give a duration (6h) or a future ISO time');
+  const fallback = parseDuration(home.config.default_recheck, 'default_recheck in holon.yaml');
 
   let dueMs: number | null = null;
   let timer = null;
+  let createdTimer = false;
   if (target.kind === 'task') {
     target.resource = locateTask(home, target.resource);
     const t = readTask(home, target.resource);
@@ -83,6 +89,7 @@ export async function run(ctx: Ctx, args: string[], opts: WaitOpts): Promise<voi
     if (!target.resource) {
       if (!opts.in && !opts.at) throw invalid('--for timer needs a timer id or --in/--at', 'e.g. --for timer --in 2h, or --for timer:t-4f2a9c1k');
       timer = await createTimerFor(ctx, ref.agent, { in: opts.in, at: opts.at, work: ref.id, summary: opts.reason });
+      createdTimer = true;
       target.resource = timer.id;
     } else {
       if (opts.in || opts.at) throw invalid('give either a timer id or --in/--at, not both', 'e.g. --for timer --in 2h');
@@ -98,9 +105,7 @@ export async function run(ctx: Ctx, args: string[], opts: WaitOpts): Promise<voi
     dueMs = timer.next_due_at ? Date.parse(timer.next_due_at) : null;
   }
 
-  const fallback = parseDuration(home.config.default_recheck, 'default_recheck in holon.yaml');
-  const recheckMs = opts.recheck ? ceilSecond(parseWhen(opts.recheck, ctx.nowMs, '--recheck')) : ceilSecond((dueMs ?? ctx.nowMs) + fallback);
-  if (recheckMs <= ctx.nowMs) throw invalid(`--recheck ${opts.recheck} is in the past`, 'give a duration (6h) or a future ISO time');
+  const recheckMs = explicitRecheck ?? ceilSecond((dueMs ?? ctx.nowMs) + fallback);
   const wait: Wait = {
     id: formatId('wt', randomBytes(8)),
     kind: target.kind,
@@ -112,7 +117,14 @@ export async function run(ctx: Ctx, args: string[], opts: WaitOpts): Promise<voi
     settled_at: null,
     settled_reason: null,
   };
-  let { doc } = await mutateWork(home, ref, ctx.nowMs, (d) => addWait(d, wait, nowIso));
+  let doc;
+  try {
+    ({ doc } = await mutateWork(home, ref, ctx.nowMs, (d) => addWait(d, wait, nowIso)));
+  } catch (err) {
+    // The wait was refused (item done meanwhile, lock): the timer made for it must not live on.
+    if (timer && createdTimer) await cancelTimer(home, ref.agent, timer.id, ctx.nowMs).catch(() => undefined);
+    throw err;
+  }
   if (target.kind === 'task') {
     // The task may have ended between the check and the registration: settle at once from its event.
     const t = readTask(home, target.resource);

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { formatId } from '../core/ids.js';
@@ -31,6 +31,9 @@ export function readRun(home: Home, id: string): RunRecord | null {
   }
 }
 
+/** Parsed run records by file, keyed by size and mtime: a long-lived watcher re-reads only what changed. */
+const cache = new Map<string, { key: string; run: RunRecord }>();
+
 /** All run records (optionally of one agent / one item), oldest first. Unreadable files are skipped. */
 export function listRuns(home: Home, filter: { agent?: string; work?: string } = {}): RunRecord[] {
   let names: string[];
@@ -41,17 +44,25 @@ export function listRuns(home: Home, filter: { agent?: string; work?: string } =
   }
   const runs: RunRecord[] = [];
   for (const n of names) {
+    const file = join(runsDir(home), n);
     let r: RunRecord;
     try {
-      r = JSON.parse(readFileSync(join(runsDir(home), n), 'utf8')) as RunRecord;
+      const st = statSync(file);
+      const key = `${st.size}:${st.mtimeMs}:${st.ino}`;
+      const hit = cache.get(file);
+      if (hit && hit.key === key) r = hit.run;
+      else {
+        r = JSON.parse(readFileSync(file, 'utf8')) as RunRecord;
+        cache.set(file, { key, run: r });
+      }
     } catch {
       continue;
     }
     if (filter.agent && r.agent !== filter.agent) continue;
     if (filter.work && r.work_item !== filter.work && !r.work_item.startsWith(filter.work)) continue;
-    runs.push(r);
+    runs.push({ ...r });
   }
-  return runs.sort((a, b) => a.started_at.localeCompare(b.started_at) || a.id.localeCompare(b.id));
+  return runs.sort((a, b) => a.started_at.localeCompare(b.started_at) || (a.ended_at ?? '~').localeCompare(b.ended_at ?? '~') || a.id.localeCompare(b.id));
 }
 
 export interface SessionEntry {

@@ -113,7 +113,7 @@ export async function playReviewer(sh: DemoShell): Promise<ReviewerDemoResult> {
   const w = await startWatcher(sh, show);
   try {
     const ingress = sh.json<{ url: string; token_id: string }>(['ingress', 'url']);
-    if (sh.print) process.stdout.write(`${dim('$')} holon ingress url\n${ingress.url.replace(/[^/]+$/, '<token: shown once, stored only as a hash>')}\n`);
+    if (sh.print) process.stdout.write(`{"url": "${ingress.url.replace(/[^/]+$/, '<token: shown once, stored only as a hash>')}", "token_id": "${ingress.token_id}"}\n`);
 
     sh.say('Two PRs arrive: one WorkItem each. New work is a reason to run.');
     const a = sh.holon(['new', 'Review PR #101 (export API) and deliver a conclusion.', '--title', 'Review PR #101', '--action', 'review', '--priority', 'P1', '--accept', 'permission checks on every export endpoint']);

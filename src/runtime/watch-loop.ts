@@ -73,7 +73,7 @@ export class Watcher {
       if (info) writeWatcher(this.home, { ...info, listen: this.ingress.address });
       this.opts.log(`ingress listening on http://${this.ingress.address}/hooks/<token>`);
     }
-    if (!this.opts.once) this.files = await watchHome(this.home, () => this.requestPass(DEBOUNCE_MS));
+    if (!this.opts.once) this.files = await watchHome(this.home, () => this.requestPass(DEBOUNCE_MS), (err) => this.sayOnce(`file watching failed: ${err.message} (changes may be seen late)`));
     await this.pass();
   }
 

@@ -26,7 +26,7 @@ export interface HomeWatcher {
  * Calls `onChange` when anything in the home changes (a `holon notify`, a hand edit, a `git pull`),
  * through chokidar (inotify/FSEvents, no polling). chokidar is imported here only, by `holon watch`.
  */
-export async function watchHome(home: Home, onChange: (path: string) => void): Promise<HomeWatcher> {
+export async function watchHome(home: Home, onChange: (path: string) => void, onError: (err: Error) => void): Promise<HomeWatcher> {
   const { watch } = await import('chokidar');
   const w = watch(home.dir, {
     ignoreInitial: true,
@@ -34,6 +34,8 @@ export async function watchHome(home: Home, onChange: (path: string) => void): P
     persistent: true,
   });
   w.on('all', (_event, path) => onChange(path));
+  // e.g. the inotify watch limit: the watcher still wakes for due times and ingress, so say it and go on.
+  w.on('error', (err) => onError(err as Error));
   await new Promise<void>((resolve) => w.once('ready', () => resolve()));
   return { close: () => w.close() };
 }

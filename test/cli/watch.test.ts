@@ -76,6 +76,18 @@ rmdir "$PWD/inflight"
     }
   }, 90_000);
 
+  it('--agent watches one agent only', async () => {
+    const p = await project('rev');
+    expect((await p.h(['agent', 'add', 'dev'])).code).toBe(0);
+    script(join(p.dir, 'agent.sh'), '#!/bin/sh\nholon progress "$HOLON_WORK_ITEM" "ran as $HOLON_AGENT"\n');
+    for (const a of ['rev', 'dev']) setRunner(p.home, a, '{preset: command, command: ./agent.sh}');
+    await p.create('for rev');
+    await p.create('for dev', [], { HOLON_AGENT: 'dev' });
+    const runs = JSON.parse((await p.h(['watch', '--agent', 'dev', '--once', '--json'])).stdout).runs;
+    expect(runs.map((r: any) => r.agent)).toEqual(['dev']);
+    expect((await p.json(['runs', '--agent', 'rev'])).runs).toEqual([]);
+  });
+
   it('a stopped agent gets no runs until it is started again', async () => {
     const p = await project('rev');
     script(join(p.dir, 'agent.sh'), '#!/bin/sh\nholon progress "$HOLON_WORK_ITEM" done\n');

@@ -64,6 +64,24 @@ describe('watch with waits, events and timers', () => {
     expect(readFileSync(log, 'utf8')).not.toContain(b);
   });
 
+  it('a recheck deadline that passes with no wake resumes the item once, on time', async () => {
+    const p = await project('rev');
+    script(join(p.dir, 'agent.sh'), '#!/bin/sh\nholon progress "$HOLON_WORK_ITEM" "rechecked: $HOLON_WAKE"\n');
+    setRunner(p.home, 'rev', '{preset: command, command: ./agent.sh}');
+    const id = await p.create('CI');
+    const wait = await p.json(['wait', id, '--for', 'external:ci:run/3', '--reason', 'CI', '--recheck', '2s']);
+    const w = startWatch(p.dir);
+    await w.waitFor(/watching /);
+    await until(() => runRecords(p.home).some((r) => r.status === 'ok'), 15_000, 'recheck run');
+    await sleep(500);
+    expect(await w.stop()).toBe(0);
+    const runs = runRecords(p.home);
+    expect(runs.map((r) => r.reason)).toEqual(['recheck_deadline']);
+    expect(runs[0].wakes[0].wait).toBe(wait.wait.id);
+    // Never early: the run starts at or after the deadline.
+    expect(Date.parse(runs[0].started_at)).toBeGreaterThanOrEqual(Date.parse(wait.wait.recheck_at));
+  });
+
   it('a burst of 20 events for one agent never runs it twice at once, and coalesces', async () => {
     const p = await project('rev');
     const log = armingRunner(p.dir, 'external:ci:run/1');

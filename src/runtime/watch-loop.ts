@@ -48,6 +48,7 @@ export class Watcher {
   private said = new Set<string>();
   private stuck = 0;
   private seenEvents = new Set<string>();
+  private poll: NodeJS.Timeout | null = null;
 
   /** Logs a skip once per agent/item/message, so a pass on every file change does not repeat it. */
   private sayOnce(line: string): void {
@@ -73,8 +74,17 @@ export class Watcher {
       if (info) writeWatcher(this.home, { ...info, listen: this.ingress.address });
       this.opts.log(`ingress listening on http://${this.ingress.address}/hooks/<token>`);
     }
-    if (!this.opts.once) this.files = await watchHome(this.home, () => this.requestPass(DEBOUNCE_MS), (err) => this.sayOnce(`file watching failed: ${err.message} (changes may be seen late)`));
+    if (!this.opts.once) this.files = await watchHome(this.home, () => this.requestPass(DEBOUNCE_MS), (err) => this.fileWatchFailed(err));
     await this.pass();
+  }
+
+  /** Without file events (e.g. the inotify limit is reached) the home is re-read every 5 s instead. */
+  private fileWatchFailed(err: Error): void {
+    this.sayOnce(`file watching failed: ${err.message}; re-reading the home every 5s instead`);
+    if (!this.poll) {
+      this.poll = setInterval(() => this.requestPass(0), 5000);
+      this.poll.unref();
+    }
   }
 
   /** Schedules a pass soon (file changes arrive in bursts: a rename is several events). */
@@ -233,6 +243,7 @@ export class Watcher {
     this.stopping = true;
     if (this.timer) clearTimeout(this.timer);
     if (this.debounce) clearTimeout(this.debounce);
+    if (this.poll) clearInterval(this.poll);
     await this.files?.close();
     await this.ingress?.close();
     const inflight = [...this.running.values()];

@@ -83,7 +83,6 @@ export class Watcher {
     this.sayOnce(`file watching failed: ${err.message}; re-reading the home every 5s instead`);
     if (!this.poll) {
       this.poll = setInterval(() => this.requestPass(0), 5000);
-      this.poll.unref();
     }
   }
 

@@ -1,4 +1,3 @@
-import { iso } from '../../core/time.js';
 import { resolveAgent } from '../../store/home.js';
 import { acquireWatcher, releaseWatcher } from '../../store/watcher-lock.js';
 import { Watcher } from '../../runtime/watch-loop.js';
@@ -14,7 +13,7 @@ export async function run(ctx: Ctx, _args: string[], opts: { listen?: string | b
   // Only an explicit --agent narrows the watcher (HOLON_AGENT in its environment does not).
   const agents = ctx.globals.agent ? [resolveAgent(home, ctx.globals.agent, {})] : [];
   const listen = opts.listen === true ? home.config.ingress.listen : typeof opts.listen === 'string' ? opts.listen : null;
-  const log = (line: string) => note(`${iso(Date.now()).slice(11, 19)} ${line}`);
+  const log = (line: string) => note(`${new Date().toISOString().slice(11, 23)} ${line}`);
   const { stalePid } = await acquireWatcher(home, Date.now());
   if (stalePid) log(`took over from a watcher that is gone (pid ${stalePid})`);
   const w = new Watcher(home, { agents, once: opts.once, listen, log });

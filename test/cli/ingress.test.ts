@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { request } from 'node:http';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
@@ -104,6 +104,17 @@ describe('holon ingress', () => {
     expect(status).toBe(413);
     expect(inbox(p.home, 'rev')).toEqual([]);
     await w.stop();
+  });
+
+  it('--listen without an address uses holon.yaml ingress.listen; url uses the running address', async () => {
+    const p = await project('rev');
+    const cfg = join(p.home, 'holon.yaml');
+    writeFileSync(cfg, readFileSync(cfg, 'utf8').replace('listen: "127.0.0.1:7420"', 'listen: "127.0.0.1:0"'));
+    const w = startWatch(p.dir, ['--listen']);
+    const m = await w.waitFor(/ingress listening on http:\/\/(127\.0\.0\.1:\d+)/);
+    expect(m[1]).not.toBe('127.0.0.1:0');
+    expect((await p.json(['ingress', 'url'])).url.startsWith(`http://${m[1]}/hooks/`)).toBe(true);
+    expect(await w.stop()).toBe(0);
   });
 
   it('refuses to listen on a non-loopback address', async () => {

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { VERSION } from '../version.js';
 import { defineWorkCommands } from './defs/work-defs.js';
+import { defineWatchCommands } from './defs/watch-defs.js';
 import { defineWaitCommands } from './defs/waits-defs.js';
 
 /** The command tree. Definitions are cheap; each handler module is imported only when its command runs. */
@@ -13,6 +14,7 @@ export function buildProgram(): Command {
     .showSuggestionAfterError(true)
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
   defineWorkCommands(program);
+  defineWatchCommands(program);
   defineWaitCommands(program);
   configureErrors(program);
   return program;

@@ -1,0 +1,46 @@
+import { resolveAgent } from '../../store/home.js';
+import { acquireWatcher, releaseWatcher } from '../../store/watcher-lock.js';
+import { Watcher } from '../../runtime/watch-loop.js';
+import type { Ctx } from '../context.js';
+import { note, printJson } from '../output.js';
+
+/** How long in-flight runs may finish after SIGINT/SIGTERM (HOLON_WATCH_GRACE_MS overrides, for tests). */
+const graceMs = (env: NodeJS.ProcessEnv) => (env.HOLON_WATCH_GRACE_MS ? Number(env.HOLON_WATCH_GRACE_MS) : 10_000);
+
+/** `holon watch`: the loop, until SIGINT/SIGTERM (or one pass with --once). */
+export async function run(ctx: Ctx, _args: string[], opts: { listen?: string | boolean; once?: boolean; json?: boolean }): Promise<void> {
+  const home = ctx.home();
+  // Only an explicit --agent narrows the watcher (HOLON_AGENT in its environment does not).
+  const agents = ctx.globals.agent ? [resolveAgent(home, ctx.globals.agent, {})] : [];
+  const listen = opts.listen === true ? home.config.ingress.listen : typeof opts.listen === 'string' ? opts.listen : null;
+  const log = (line: string) => note(`${new Date().toISOString().slice(11, 23)} ${line}`);
+  const { stalePid } = await acquireWatcher(home, Date.now());
+  if (stalePid) log(`took over from a watcher that is gone (pid ${stalePid})`);
+  const w = new Watcher(home, { agents, once: opts.once, listen, log });
+  try {
+    if (opts.once) {
+      await w.start();
+      await w.idle();
+      await w.stop(0);
+      if (opts.json) printJson({ runs: w.finished });
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      let stopping = false;
+      const stop = (sig: string) => {
+        if (stopping) return;
+        stopping = true;
+        log(`${sig}: stopping`);
+        w.stop(graceMs(ctx.env)).then(resolve, reject);
+      };
+      process.once('SIGINT', () => stop('SIGINT'));
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      w.start().then(() => log(`watching ${home.dir}${agents.length ? ` (agents: ${agents.join(', ')})` : ''}; pid ${process.pid}`), (err) => {
+        stopping = true;
+        w.stop(0).finally(() => reject(err));
+      });
+    });
+  } finally {
+    releaseWatcher(home);
+  }
+}

@@ -1,0 +1,53 @@
+import type { Command } from 'commander';
+import { lazy } from '../lazy.js';
+
+/** Watch mode: the loop, its runs, capability-URL ingress, and stopping/starting agents. */
+export function defineWatchCommands(program: Command): void {
+  program
+    .command('watch')
+    .description('fire timers, admit events and resume agents for a reason, until stopped (one watcher per home)')
+    .option('--listen [host:port]', 'serve HTTP ingress on loopback (default address: holon.yaml ingress.listen; port 0 picks a free one)')
+    .option('--once', 'do one pass, wait for the runs it started, and exit (for CI cron jobs)')
+    .option('--json', 'with --once: print the runs as JSON')
+    .addHelpText('after', '\nWatch only one agent with the global --agent NAME. Logs go to stderr; run records to .holon/local/runs/.')
+    .action(lazy(() => import('../commands/watch.js')));
+
+  program
+    .command('runs')
+    .description('list the runs holon watch started: reason, status, tokens, cost (narrow with --agent)')
+    .option('--work <id>', 'only runs on this WorkItem (id or prefix)')
+    .option('--limit <n>', 'only the last n runs')
+    .option('--json', 'print as JSON')
+    .action(lazy(() => import('../commands/runs.js')));
+
+  const ingress = program.command('ingress').description("manage the agent's capability URL for HTTP ingress (POST /hooks/<token>)");
+  ingress
+    .command('url')
+    .description('create the agent\'s ingress token and print its URL (shown once; refused if one exists: rotate)')
+    .option('--json', 'print {agent, token_id, url, created_at} as JSON')
+    .action(lazy(() => import('../commands/ingress.js'), 'runUrl'));
+  ingress
+    .command('rotate')
+    .description('replace the agent\'s token: the old URL gets 403 at once; prints the new URL')
+    .option('--json', 'print as JSON')
+    .action(lazy(() => import('../commands/ingress.js'), 'runRotate'));
+  ingress
+    .command('revoke')
+    .description('remove the agent\'s token: its URL gets 403')
+    .option('--json', 'print as JSON')
+    .action(lazy(() => import('../commands/ingress.js'), 'runRevoke'));
+
+  const agent = program.commands.find((c) => c.name() === 'agent') ?? program.command('agent').description('manage the agents of this home');
+  agent
+    .command('stop')
+    .argument('<name>', 'agent name')
+    .description('stop an agent here: revoke its ingress tokens; the watcher starts no runs for it')
+    .option('--json', 'print as JSON')
+    .action(lazy(() => import('../commands/ingress.js'), 'runAgentStop'));
+  agent
+    .command('start')
+    .argument('<name>', 'agent name')
+    .description('undo `holon agent stop`: the watcher may run the agent again')
+    .option('--json', 'print as JSON')
+    .action(lazy(() => import('../commands/ingress.js'), 'runAgentStart'));
+}

@@ -1,0 +1,71 @@
+import type { TokenUse } from './runner-output.js';
+
+/** A wake reason (runtime/tick.ts WakeReason), kept as a string here so core does not import runtime. */
+export type WakeReason = string;
+
+export const RUN_STATUSES = ['running', 'ok', 'error', 'timeout', 'interrupted'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/**
+ * One run of an agent's runner for one WorkItem, as `holon runs --json` prints it and as stored in
+ * local/runs/<id>.json. A record without `ended_at` whose watcher is dead was interrupted.
+ */
+export interface RunRecord {
+  id: string;
+  agent: string;
+  work_item: string;
+  /** The first reason; `reasons` holds every reason coalesced into this run. */
+  reason: WakeReason;
+  reasons: WakeReason[];
+  /** The waits, events and timers behind the reasons. */
+  wakes: Array<{ reason: WakeReason; wait?: string; event?: string; timer?: string }>;
+  runner: string;
+  watcher_pid: number;
+  /** The runner's process (group) id while it runs. */
+  pid: number | null;
+  started_at: string;
+  ended_at: string | null;
+  duration_ms: number | null;
+  status: RunStatus;
+  exit_code: number | null;
+  signal: string | null;
+  error: string | null;
+  session_id: string | null;
+  resumed_session: string | null;
+  tokens: TokenUse | null;
+  cost_usd: number | null;
+  revision_before: number | null;
+  revision_after: number | null;
+  /** Whether the run changed the WorkItem record (null when it could not be told). */
+  progress: boolean | null;
+  /** This run reached the no-progress limit and blocked the item. */
+  blocked: boolean;
+  /** Set on an interrupted run once a later run resumed it (so it is resumed only once). */
+  resumed_by: string | null;
+}
+
+/** Consecutive runs on one item that changed nothing, newest first, back to the last progress or block. */
+export function noProgressStreak(runsOldestFirst: RunRecord[]): number {
+  let n = 0;
+  for (let i = runsOldestFirst.length - 1; i >= 0; i--) {
+    const r = runsOldestFirst[i];
+    if (r.blocked || r.progress === true) break;
+    if (r.progress === false) n++;
+  }
+  return n;
+}
+
+const fmtTokens = (t: TokenUse) => `tokens ${t.uncached_input}+${t.cache_read}r+${t.cache_write}w in, ${t.output} out`;
+
+/** The one-line History entry a run leaves on its WorkItem. */
+export function historyLine(r: RunRecord): string {
+  const parts = [`run ${r.id} (${r.runner}, ${r.reasons.join('+')}): ${r.status}`];
+  if (r.exit_code !== null) parts.push(`exit ${r.exit_code}`);
+  if (r.signal) parts.push(r.signal);
+  if (r.duration_ms !== null) parts.push(`${(r.duration_ms / 1000).toFixed(1)}s`);
+  if (r.tokens) parts.push(fmtTokens(r.tokens));
+  if (r.cost_usd !== null) parts.push(`$${r.cost_usd.toFixed(4)}`);
+  if (r.progress === false) parts.push('no progress');
+  if (r.blocked) parts.push('item blocked');
+  return parts.join(', ');
+}

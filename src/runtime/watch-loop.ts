@@ -1,0 +1,260 @@
+import type { WakeReason as CoreWakeReason, RunRecord } from '../core/run-record.js';
+import { isStopped } from '../store/agent-state.js';
+import { readFocus } from '../store/focus.js';
+import { listAgents, type Home } from '../store/home.js';
+import { watchHome, type HomeWatcher } from '../store/home-watcher.js';
+import { writeWatcher, readWatcher } from '../store/watcher-lock.js';
+import { locateWork, readWorkFile, type WorkRef } from '../store/work-store.js';
+import { startIngress, type IngressServer } from './ingress-server.js';
+import { cover, coveredByRuns, markResumed, newWorkWakes, operatorWakes, pendingWakes, recoverInterrupted, type Covered } from './watch-reasons.js';
+import { agentRunner, startRun, type RunHandle } from './run-agent.js';
+import { nextDueMs, tick, type Wake } from './tick.js';
+
+export interface WatchOptions {
+  agents?: string[];
+  once?: boolean;
+  listen?: string | null;
+  log: (line: string) => void;
+}
+
+interface Pending {
+  reasons: CoreWakeReason[];
+  wakes: RunRecord['wakes'];
+  /** Interrupted run records this run will resume. */
+  resumes: string[];
+}
+
+/** Longest setTimeout Node accepts; later due times are re-checked when it fires. */
+const MAX_SLEEP = 2 ** 31 - 1;
+const DEBOUNCE_MS = 15;
+
+/**
+ * The watch loop: one pass (tick: timers, rechecks, inbox events) whenever the home changes or
+ * something falls due, then at most one run per agent for the reasons the pass found. It never polls.
+ */
+export class Watcher {
+  readonly running = new Map<string, RunHandle>();
+  /** Reasons waiting for their agent to be free, coalesced per item. */
+  readonly queue = new Map<string, Map<string, Pending>>();
+  readonly finished: RunRecord[] = [];
+  ingress: IngressServer | null = null;
+  private files: HomeWatcher | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private debounce: NodeJS.Timeout | null = null;
+  private passing: Promise<void> | null = null;
+  private again = false;
+  private stopping = false;
+  private covered: Covered;
+  private said = new Set<string>();
+  private stuck = 0;
+  private seenEvents = new Set<string>();
+  private poll: NodeJS.Timeout | null = null;
+
+  /** Logs a skip once per agent/item/message, so a pass on every file change does not repeat it. */
+  private sayOnce(line: string): void {
+    if (this.said.has(line)) return;
+    this.said.add(line);
+    this.opts.log(line);
+  }
+
+  constructor(readonly home: Home, readonly opts: WatchOptions) {
+    this.covered = coveredByRuns(home);
+  }
+
+  private agents(): string[] {
+    const all = listAgents(this.home);
+    return this.opts.agents?.length ? all.filter((a) => this.opts.agents!.includes(a)) : all;
+  }
+
+  async start(): Promise<void> {
+    for (const w of recoverInterrupted(this.home, this.opts.agents)) this.enqueue(w.wake, w.resumes);
+    if (this.opts.listen) {
+      this.ingress = await startIngress(this.home, this.opts.listen, () => this.requestPass(0), this.opts.log);
+      const info = readWatcher(this.home);
+      if (info) writeWatcher(this.home, { ...info, listen: this.ingress.address });
+      this.opts.log(`ingress listening on http://${this.ingress.address}/hooks/<token>`);
+    }
+    if (!this.opts.once) this.files = await watchHome(this.home, () => this.requestPass(DEBOUNCE_MS), (err) => this.fileWatchFailed(err));
+    await this.pass();
+  }
+
+  /** Without file events (e.g. the inotify limit is reached) the home is re-read every 5 s instead. */
+  private fileWatchFailed(err: Error): void {
+    this.sayOnce(`file watching failed: ${err.message}; re-reading the home every 5s instead`);
+    if (!this.poll) {
+      this.poll = setInterval(() => this.requestPass(0), 5000);
+    }
+  }
+
+  /** Schedules a pass soon (file changes arrive in bursts: a rename is several events). */
+  requestPass(delayMs: number): void {
+    if (this.stopping) return;
+    if (this.debounce) return;
+    this.debounce = setTimeout(() => {
+      this.debounce = null;
+      void this.pass();
+    }, delayMs);
+  }
+
+  /** One pass; a pass requested while one runs is done right after it. */
+  pass(): Promise<void> {
+    if (this.passing) {
+      this.again = true;
+      return this.passing;
+    }
+    this.passing = (async () => {
+      do {
+        this.again = false;
+        await this.passOnce().catch((err) => this.opts.log(`pass failed: ${(err as Error).message}`));
+      } while (this.again && !this.stopping);
+    })().finally(() => {
+      this.passing = null;
+    });
+    return this.passing;
+  }
+
+  private async passOnce(): Promise<void> {
+    if (this.stopping) return;
+    const agents = this.agents();
+    const report = await tick(this.home, Date.now(), { agents });
+    for (const t of report.timers_fired) {
+      const late = (t as { late_ms?: number }).late_ms;
+      this.opts.log(`timer ${t.timer} fired for ${t.agent}${t.work_item ? ` (${t.work_item})` : ''}${late !== undefined ? `, late ${late}ms` : ''}${t.missed_count ? `, ${t.missed_count} missed` : ''}`);
+    }
+    for (const e of report.events_admitted) this.opts.log(`event ${e.event} admitted for ${e.agent}: ${e.triggered.length ? `triggered ${e.triggered.map((t) => `${t.work_item}/${t.wait}`).join(', ')}` : 'nudge'}`);
+    for (const r of report.rechecks_expired) this.opts.log(`recheck deadline of ${r.work_item}/${r.wait} passed`);
+    for (const w of report.wakes) this.enqueue(w);
+    for (const w of pendingWakes(this.home, agents, this.covered)) this.enqueue(w);
+    for (const w of operatorWakes(this.home, agents, this.covered, this.seenEvents)) this.enqueue(w);
+    for (const w of newWorkWakes(this.home, agents, (a, id) => this.knownItem(a, id))) this.enqueue(w);
+    this.dispatch();
+    const busy = report.timers_fired.length + report.events_admitted.length + report.rechecks_expired.length + report.tasks_finished.length > 0;
+    this.scheduleNext(agents, busy);
+  }
+
+  private knownItem(agent: string, id: string): boolean {
+    const key = `${agent}/${id}`;
+    return this.covered.items.has(key) || Boolean(this.queue.get(agent)?.has(id)) || this.running.get(agent)?.run.work_item === id;
+  }
+
+  /**
+   * Sleeps until the next due time. Something still due right after a pass that did nothing (an event
+   * whose lock another process holds) is retried with a growing delay, never in a tight loop.
+   */
+  private scheduleNext(agents: string[], busy: boolean): void {
+    if (this.opts.once || this.stopping) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const due = nextDueMs(this.home, { agents });
+    if (due === null) return;
+    const overdue = due <= Date.now();
+    this.stuck = overdue && !busy ? this.stuck + 1 : 0;
+    const backoff = this.stuck ? Math.min(1000, 25 * 2 ** this.stuck) : 0;
+    const delay = Math.min(MAX_SLEEP, Math.max(backoff, due - Date.now() + 1));
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.pass();
+    }, delay);
+  }
+
+  /** Adds a reason to run an agent on an item; reasons for the same item coalesce into one run. */
+  enqueue(w: Wake, resumes: string[] = []): void {
+    let item = w.work_item;
+    if (!item) {
+      item = readFocus(this.home, w.agent).work_item;
+      if (!item) {
+        this.opts.log(`${w.reason} for ${w.agent} names no item and ${w.agent} has no focus: nothing to resume`);
+        return;
+      }
+    }
+    let q = this.queue.get(w.agent);
+    if (!q) this.queue.set(w.agent, (q = new Map()));
+    const p = q.get(item) ?? { reasons: [], wakes: [], resumes: [] };
+    if (!p.reasons.includes(w.reason)) p.reasons.push(w.reason);
+    const dup = p.wakes.some((x) => x.reason === w.reason && x.wait === w.wait && x.event === w.event && x.timer === w.timer);
+    if (!dup) p.wakes.push({ reason: w.reason, ...(w.wait ? { wait: w.wait } : {}), ...(w.event ? { event: w.event } : {}), ...(w.timer ? { timer: w.timer } : {}) });
+    p.resumes.push(...resumes);
+    q.set(item, p);
+  }
+
+  /** Starts a run for every idle agent with a pending reason (one run per agent at a time). */
+  dispatch(): void {
+    if (this.stopping) return;
+    for (const [agent, q] of this.queue) {
+      if (this.running.has(agent) || q.size === 0) continue;
+      if (isStopped(this.home, agent)) continue;
+      for (const [item, pending] of q) {
+        q.delete(item);
+        if (this.startFor(agent, item, pending)) break;
+      }
+    }
+  }
+
+  private startFor(agent: string, id: string, p: Pending): boolean {
+    let ref: WorkRef;
+    let cfg;
+    let timeoutMs: number;
+    try {
+      ref = locateWork(this.home, id, agent);
+      const item = readWorkFile(ref.file, ref.id).item;
+      const skip = item.status === 'done' || item.status === 'deferred' ? `it is ${item.status}` : item.status === 'blocked' && item.blocker?.reason.startsWith('no progress') ? 'it is blocked for lack of progress' : null;
+      if (skip) {
+        markResumed(this.home, p.resumes, 'skipped');
+        this.sayOnce(`not running ${agent} on ${id} (${p.reasons.join('+')}): ${skip}`);
+        return false;
+      }
+      ({ cfg, timeoutMs } = agentRunner(this.home, agent));
+    } catch (err) {
+      this.sayOnce(`not running ${agent} on ${id}: ${(err as Error).message}`);
+      return false;
+    }
+    if (!cfg) {
+      this.sayOnce(`not running ${agent} on ${id} (${p.reasons.join('+')}): no runner in its AGENTS.md`);
+      return false;
+    }
+    let handle: RunHandle;
+    try {
+      handle = startRun(this.home, { agent, ref, reasons: p.reasons, wakes: p.wakes }, cfg, timeoutMs);
+    } catch (err) {
+      this.sayOnce(`could not start ${agent} on ${id}: ${(err as Error).message}`);
+      return false;
+    }
+    cover(this.covered, handle.run);
+    this.running.set(agent, handle);
+    markResumed(this.home, p.resumes, handle.run.id);
+    this.opts.log(`run ${handle.run.id} started: ${agent} on ${id} (${p.reasons.join('+')}, ${cfg.preset})`);
+    void handle.done.then((run) => {
+      this.running.delete(agent);
+      this.finished.push(run);
+      this.opts.log(`run ${run.id} ended: ${run.status}${run.exit_code !== null ? ` (exit ${run.exit_code})` : ''}${run.progress === false ? ', no progress' : ''}${run.blocked ? `; ${id} blocked after ${this.home.config.watch.no_progress_limit} runs without progress` : ''}`);
+      if (!this.opts.once) this.requestPass(0);
+    });
+    return true;
+  }
+
+  /** Resolves when no run is in flight. */
+  async idle(): Promise<void> {
+    while (this.running.size) await Promise.all([...this.running.values()].map((h) => h.done));
+  }
+
+  /** Stops cleanly: no new runs, in-flight runs get `graceMs` to finish, then are killed and marked interrupted. */
+  async stop(graceMs: number): Promise<void> {
+    this.stopping = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.debounce) clearTimeout(this.debounce);
+    if (this.poll) clearInterval(this.poll);
+    await this.files?.close();
+    await this.ingress?.close();
+    const inflight = [...this.running.values()];
+    if (inflight.length) {
+      this.opts.log(`waiting up to ${Math.round(graceMs / 1000)}s for ${inflight.length} run(s) to finish`);
+      const all = Promise.all(inflight.map((h) => h.done));
+      const timedOut = await Promise.race([all.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), graceMs).unref())]);
+      if (timedOut) {
+        for (const h of this.running.values()) h.interrupt();
+        await all;
+      }
+    }
+    await this.passing;
+  }
+}

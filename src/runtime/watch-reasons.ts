@@ -1,0 +1,126 @@
+import type { RunRecord } from '../core/run-record.js';
+import { iso } from '../core/time.js';
+import type { WorkSummary } from '../core/workitem.js';
+import type { Home } from '../store/home.js';
+import { listRuns, readRun, writeRun } from '../store/runs.js';
+import { pidAlive } from '../store/watcher-lock.js';
+import { loadAgentWork } from '../store/work-index.js';
+import { newOperatorNudges } from '../store/operator-events.js';
+import type { Wake } from './tick.js';
+
+const live = (i: WorkSummary) => i.waits.some((w) => w.status === 'active' || w.status === 'triggered');
+
+/**
+ * New work assigned while the agent is idle: an open advancement task nobody has run yet, with no
+ * live wait, no blocker, its dependencies done, and no claim by someone else. Open items that wait,
+ * or that were run before, are never a reason on their own.
+ */
+export function newWorkWakes(home: Home, agents: string[], known: (agent: string, id: string) => boolean): Wake[] {
+  const wakes: Wake[] = [];
+  for (const agent of agents) {
+    const { items } = loadAgentWork(home, agent);
+    const status = new Map(items.map((i) => [i.id, i.status]));
+    for (const i of items) {
+      if (i.status !== 'open' || i.class !== 'advancement_task' || i.blocker || live(i)) continue;
+      if (i.depends_on.some((d) => status.get(d) !== 'done')) continue;
+      if (i.claim && !i.claim.holder.includes(agent)) continue;
+      if (known(agent, i.id)) continue;
+      wakes.push({ agent, work_item: i.id, reason: 'new_work' });
+    }
+  }
+  return wakes;
+}
+
+/** What past runs already handled: `agent/item` pairs, and the waits and events their wakes named. */
+export interface Covered {
+  items: Set<string>;
+  keys: Set<string>;
+}
+
+export function coveredByRuns(home: Home): Covered {
+  const c: Covered = { items: new Set(), keys: new Set() };
+  for (const r of listRuns(home)) cover(c, r);
+  return c;
+}
+
+export function cover(c: Covered, r: Pick<RunRecord, 'agent' | 'work_item' | 'wakes'>): void {
+  c.items.add(`${r.agent}/${r.work_item}`);
+  for (const w of r.wakes) {
+    if (w.wait) c.keys.add(`wait:${w.wait}`);
+    if (w.event) c.keys.add(`event:${w.event}`);
+  }
+}
+
+/**
+ * Reasons recorded in the items themselves that no run has handled yet: waits triggered (by this
+ * watcher's tick, by a \`holon notify\` that admitted its event at once, or by a tick run elsewhere)
+ * and waits whose recheck deadline passed. Read from the records, so a restart finds them again.
+ */
+export function pendingWakes(home: Home, agents: string[], covered: Covered): Wake[] {
+  const wakes: Wake[] = [];
+  for (const agent of agents) {
+    for (const i of loadAgentWork(home, agent).items) {
+      if (i.status === 'done' || i.status === 'deferred') continue;
+      for (const w of i.waits) {
+        if (covered.keys.has(`wait:${w.id}`)) continue;
+        if (w.status === 'triggered' && w.settled_by) {
+          const reason = w.settled_by.source === 'operator' ? 'operator_message' : w.kind === 'timer' ? 'timer_fired' : 'wait_triggered';
+          wakes.push({ agent, work_item: i.id, reason, wait: w.id, event: w.settled_by.event });
+        } else if (w.status === 'expired' && w.settled_reason === 'recheck_deadline') {
+          wakes.push({ agent, work_item: i.id, reason: 'recheck_deadline', wait: w.id });
+        }
+      }
+    }
+  }
+  return wakes;
+}
+
+/**
+ * Runs a dead watcher left behind (no end, watcher pid gone) or a clean shutdown interrupted:
+ * each is marked interrupted (its leftover process group killed) and resumed once, one wake per item.
+ */
+export function recoverInterrupted(home: Home, agents?: string[]): Array<{ wake: Wake; resumes: string[] }> {
+  const byItem = new Map<string, { wake: Wake; resumes: string[] }>();
+  for (const r of listRuns(home)) {
+    if (agents?.length && !agents.includes(r.agent)) continue;
+    const orphan = r.status === 'running' && r.ended_at === null && (r.watcher_pid === process.pid || !pidAlive(r.watcher_pid));
+    const pending = r.status === 'interrupted' && r.resumed_by === null;
+    if (!orphan && !pending) continue;
+    if (orphan) {
+      if (r.pid) {
+        try {
+          process.kill(-r.pid, 'SIGKILL');
+        } catch {
+          // gone with its watcher
+        }
+      }
+      r.status = 'interrupted';
+      r.error = `its watcher (pid ${r.watcher_pid}) stopped during the run`;
+      writeRun(home, r);
+    }
+    const key = `${r.agent}/${r.work_item}`;
+    const entry = byItem.get(key) ?? { wake: { agent: r.agent, work_item: r.work_item, reason: 'interrupted' as const }, resumes: [] };
+    entry.resumes.push(r.id);
+    byItem.set(key, entry);
+  }
+  return [...byItem.values()];
+}
+
+/** Records which run resumed interrupted ones, so a later restart does not resume them again. */
+export function markResumed(home: Home, runIds: string[], by: string): void {
+  for (const id of runIds) {
+    const r = readRun(home, id);
+    if (r && r.resumed_by === null) writeRun(home, { ...r, resumed_by: by, ended_at: r.ended_at ?? iso(Date.now()) } satisfies RunRecord);
+  }
+}
+
+/** Operator messages that woke no wait (they name an item, or go to the focus) and no run has seen. */
+export function operatorWakes(home: Home, agents: string[], covered: Covered, seen: Set<string>): Wake[] {
+  const wakes: Wake[] = [];
+  for (const agent of agents) {
+    for (const n of newOperatorNudges(home, agent, seen)) {
+      if (!covered.keys.has(`event:${n.event}`)) wakes.push({ agent, work_item: n.work_item, reason: 'operator_message', event: n.event });
+    }
+  }
+  return wakes;
+}

@@ -1,0 +1,39 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { iso } from '../core/time.js';
+import { writeFileAtomic } from './atomic-write.js';
+import type { Home } from './home.js';
+import { withLock } from './lock.js';
+
+/**
+ * Which agents are stopped on this machine (local/agent-state.json): the watcher starts no run for a
+ * stopped agent. Machine-local on purpose: stopping an agent here does not stop it on a colleague's.
+ */
+export interface AgentState {
+  stopped: Record<string, { since: string; by: string }>;
+}
+
+const stateFile = (home: Home) => join(home.local, 'agent-state.json');
+
+export function readAgentState(home: Home): AgentState {
+  try {
+    const s = JSON.parse(readFileSync(stateFile(home), 'utf8')) as Partial<AgentState>;
+    return { stopped: s.stopped ?? {} };
+  } catch {
+    return { stopped: {} };
+  }
+}
+
+export const isStopped = (home: Home, agent: string) => Boolean(readAgentState(home).stopped[agent]);
+
+/** Marks an agent stopped or started; returns whether anything changed. */
+export async function setStopped(home: Home, agent: string, stopped: boolean, by: string, nowMs: number): Promise<boolean> {
+  return withLock(home.local, 'agent-state', () => {
+    const s = readAgentState(home);
+    if (Boolean(s.stopped[agent]) === stopped) return false;
+    if (stopped) s.stopped[agent] = { since: iso(nowMs), by };
+    else delete s.stopped[agent];
+    writeFileAtomic(stateFile(home), JSON.stringify(s, null, 2) + '\n', join(home.local, 'tmp'));
+    return true;
+  });
+}

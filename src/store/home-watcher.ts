@@ -1,0 +1,41 @@
+import { join, sep } from 'node:path';
+import type { Home } from './home.js';
+
+/** Paths the watcher ignores: machine-local state, lock folders, temp files, editor swap files, git. */
+export function ignoredPath(home: Home, path: string): boolean {
+  // local/ is machine state, except agent-state.json: `holon agent start` must reach the watcher.
+  if (path.startsWith(home.local + sep)) return path !== join(home.local, 'agent-state.json');
+  const base = path.slice(path.lastIndexOf(sep) + 1);
+  return (
+    path.includes(`${sep}.git${sep}`) ||
+    base === '.git' ||
+    base.endsWith('.lock') ||
+    path.includes(`.lock${sep}`) ||
+    base.endsWith('.tmp') ||
+    base.endsWith('.swp') ||
+    base.endsWith('~') ||
+    base.startsWith('.#')
+  );
+}
+
+export interface HomeWatcher {
+  close(): Promise<void>;
+}
+
+/**
+ * Calls `onChange` when anything in the home changes (a `holon notify`, a hand edit, a `git pull`),
+ * through chokidar (inotify/FSEvents, no polling). chokidar is imported here only, by `holon watch`.
+ */
+export async function watchHome(home: Home, onChange: (path: string) => void, onError: (err: Error) => void): Promise<HomeWatcher> {
+  const { watch } = await import('chokidar');
+  const w = watch(home.dir, {
+    ignoreInitial: true,
+    ignored: (p: string) => ignoredPath(home, p),
+    persistent: true,
+  });
+  w.on('all', (_event, path) => onChange(path));
+  // e.g. the inotify watch limit: the watcher still wakes for due times and ingress, so say it and go on.
+  w.on('error', (err) => onError(err as Error));
+  await new Promise<void>((resolve) => w.once('ready', () => resolve()));
+  return { close: () => w.close() };
+}

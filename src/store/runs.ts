@@ -1,0 +1,109 @@
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { formatId } from '../core/ids.js';
+import type { RunRecord } from '../core/run-record.js';
+import { iso } from '../core/time.js';
+import { writeFileAtomic } from './atomic-write.js';
+import type { Home } from './home.js';
+import { withLock } from './lock.js';
+
+/**
+ * Run records live in local/runs/<id>.json (machine-local process state, like the run logs beside
+ * them as <id>.log); the agent+item -> session id map in local/runs/sessions.json. The durable trace
+ * of each run is the one-line History entry on its WorkItem, which is committed.
+ */
+export const runsDir = (home: Home) => join(home.local, 'runs');
+export const runLogFile = (home: Home, id: string) => join(runsDir(home), `${id}.log`);
+
+export const newRunId = () => formatId('r', randomBytes(8));
+
+export function writeRun(home: Home, run: RunRecord): void {
+  mkdirSync(runsDir(home), { recursive: true });
+  writeFileAtomic(join(runsDir(home), `${run.id}.json`), JSON.stringify(run, null, 2) + '\n', join(home.local, 'tmp'));
+}
+
+export function readRun(home: Home, id: string): RunRecord | null {
+  try {
+    return JSON.parse(readFileSync(join(runsDir(home), `${id}.json`), 'utf8')) as RunRecord;
+  } catch {
+    return null;
+  }
+}
+
+/** Parsed run records by file, keyed by size and mtime: a long-lived watcher re-reads only what changed. */
+const cache = new Map<string, { key: string; run: RunRecord }>();
+
+/** All run records (optionally of one agent / one item), oldest first. Unreadable files are skipped. */
+export function listRuns(home: Home, filter: { agent?: string; work?: string } = {}): RunRecord[] {
+  let names: string[];
+  try {
+    names = readdirSync(runsDir(home)).filter((f) => f.startsWith('r-') && f.endsWith('.json'));
+  } catch {
+    return [];
+  }
+  const runs: RunRecord[] = [];
+  for (const n of names) {
+    const file = join(runsDir(home), n);
+    let r: RunRecord;
+    try {
+      const st = statSync(file);
+      const key = `${st.size}:${st.mtimeMs}:${st.ino}`;
+      const hit = cache.get(file);
+      if (hit && hit.key === key) r = hit.run;
+      else {
+        r = JSON.parse(readFileSync(file, 'utf8')) as RunRecord;
+        cache.set(file, { key, run: r });
+      }
+    } catch {
+      continue;
+    }
+    if (filter.agent && r.agent !== filter.agent) continue;
+    if (filter.work && r.work_item !== filter.work && !r.work_item.startsWith(filter.work)) continue;
+    runs.push({ ...r });
+  }
+  return runs.sort((a, b) => a.started_at.localeCompare(b.started_at) || (a.ended_at ?? '~').localeCompare(b.ended_at ?? '~') || a.id.localeCompare(b.id));
+}
+
+export interface SessionEntry {
+  runner: string;
+  session_id: string;
+  updated_at: string;
+  run: string;
+}
+
+const sessionsFile = (home: Home) => join(runsDir(home), 'sessions.json');
+const sessionKey = (agent: string, item: string) => `${agent}/${item}`;
+
+function readSessions(home: Home): Record<string, SessionEntry> {
+  try {
+    return JSON.parse(readFileSync(sessionsFile(home), 'utf8')) as Record<string, SessionEntry>;
+  } catch {
+    return {};
+  }
+}
+
+/** The session (Claude) or thread (Codex) id the runner reported last time for this agent+item. */
+export function lastSession(home: Home, agent: string, item: string, runner: string): string | null {
+  const e = readSessions(home)[sessionKey(agent, item)];
+  return e && e.runner === runner ? e.session_id : null;
+}
+
+/** Forgets the session of agent+item (it could not be resumed), so the next run starts a new one. */
+export async function forgetSession(home: Home, agent: string, item: string): Promise<void> {
+  await withLock(home.local, 'runs.sessions', () => {
+    const all = readSessions(home);
+    if (!all[sessionKey(agent, item)]) return;
+    delete all[sessionKey(agent, item)];
+    writeFileAtomic(sessionsFile(home), JSON.stringify(all, null, 2) + '\n', join(home.local, 'tmp'));
+  });
+}
+
+export async function rememberSession(home: Home, agent: string, item: string, runner: string, sessionId: string, run: string, nowMs: number): Promise<void> {
+  mkdirSync(runsDir(home), { recursive: true });
+  await withLock(home.local, 'runs.sessions', () => {
+    const all = readSessions(home);
+    all[sessionKey(agent, item)] = { runner, session_id: sessionId, updated_at: iso(nowMs), run };
+    writeFileAtomic(sessionsFile(home), JSON.stringify(all, null, 2) + '\n', join(home.local, 'tmp'));
+  });
+}

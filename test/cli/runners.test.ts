@@ -1,0 +1,112 @@
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { project } from '../helpers/cli.js';
+import { runRecords, script, setRunner } from '../helpers/watch.js';
+
+const FIXTURES = join(import.meta.dirname, '../fixtures/runners');
+
+/**
+ * Fake `claude` and `codex` executables placed first on PATH: they log their argv, record progress
+ * through the real `holon` (as a real agent would), and print a recorded output.
+ */
+function fakeBin(dir: string) {
+  const bin = join(dir, 'fakebin');
+  mkdirSync(bin, { recursive: true });
+  const common = `
+const fs = require('node:fs');
+const { execFileSync } = require('node:child_process');
+fs.appendFileSync(process.env.FAKE_LOG, JSON.stringify({ argv: process.argv.slice(2), wake: process.env.HOLON_WAKE, item: process.env.HOLON_WORK_ITEM }) + '\\n');
+execFileSync('holon', ['progress', process.env.HOLON_WORK_ITEM, 'fake runner step'], { stdio: 'ignore' });
+`;
+  script(join(bin, 'claude'), `#!/usr/bin/env node
+${common}
+const out = JSON.parse(fs.readFileSync(${JSON.stringify(join(FIXTURES, 'claude-success.json'))}, 'utf8'));
+const i = process.argv.indexOf('--resume');
+if (i > 0 && process.env.FAKE_LOST_SESSIONS) {
+  process.stderr.write('No conversation found with session ID: ' + process.argv[i + 1] + '\\n');
+  process.exit(1);
+}
+out.session_id = i > 0 ? process.argv[i + 1] : 'sess-first';
+process.stdout.write(JSON.stringify(out));
+`);
+  script(join(bin, 'codex'), `#!/usr/bin/env node
+${common}
+let out = fs.readFileSync(${JSON.stringify(join(FIXTURES, 'codex-success.jsonl'))}, 'utf8');
+const i = process.argv.indexOf('resume');
+out = out.replace('019a2d7a-41c4-78b1-b7cc-a45d62a89cd5', i > 0 ? process.argv[i + 1] : 'thread-first');
+process.stdout.write(out);
+`);
+  return bin;
+}
+
+/** Marks the item's last run interrupted (as a shutdown does), so the next pass resumes it. */
+function interruptLast(home: string) {
+  const last = runRecords(home).pop();
+  const again = { ...last, id: `${last.id}x`, status: 'interrupted', ended_at: last.ended_at, resumed_by: null };
+  writeFileSync(join(home, 'local/runs', `${again.id}.json`), JSON.stringify(again));
+}
+
+describe.each([
+  ['claude', 'sess-first', { uncached_input: 42, cache_read: 51290, cache_write: 6125, output: 1187 }, 0.0873215],
+  ['codex', 'thread-first', { uncached_input: 315, cache_read: 24448, cache_write: 0, output: 122 }, null],
+])('%s runner', (preset, first, tokens, cost) => {
+  it('starts a session, records tokens and cost, and resumes the same session next time', async () => {
+    const p = await project('rev');
+    const bin = fakeBin(p.dir);
+    const log = join(p.dir, 'fake.log');
+    const env = { PATH: `${bin}:${process.env.PATH}`, FAKE_LOG: log };
+    setRunner(p.home, 'rev', `{preset: ${preset}}`);
+    const id = await p.create('Review PR #102');
+    const one = await p.h(['watch', '--once', '--json'], env);
+    expect(one.code).toBe(0);
+    const [r1] = JSON.parse(one.stdout).runs;
+    expect(r1).toMatchObject({ runner: preset, status: 'ok', session_id: first, resumed_session: null, tokens, cost_usd: cost, progress: true });
+    interruptLast(p.home);
+    const [r2] = JSON.parse((await p.h(['watch', '--once', '--json'], env)).stdout).runs;
+    expect(r2).toMatchObject({ reason: 'interrupted', status: 'ok', session_id: first, resumed_session: first });
+    const calls = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(calls).toHaveLength(2);
+    if (preset === 'claude') {
+      expect(calls[0].argv.slice(0, 1)).toEqual(['-p']);
+      expect(calls[0].argv[1]).toContain(`# Resume ${id}`);
+      expect(calls[0].argv.slice(2)).toEqual(['--output-format', 'json']);
+      expect(calls[1].argv.slice(2)).toEqual(['--output-format', 'json', '--resume', first]);
+    } else {
+      expect(calls[0].argv.slice(0, 2)).toEqual(['exec', '--json']);
+      expect(calls[0].argv[2]).toContain(`# Resume ${id}`);
+      expect(calls[1].argv.slice(0, 4)).toEqual(['exec', '--json', 'resume', first]);
+    }
+    const sessions = JSON.parse(readFileSync(join(p.home, 'local/runs/sessions.json'), 'utf8'));
+    expect(sessions[`rev/${id}`]).toMatchObject({ runner: preset, session_id: first });
+    expect(readFileSync(p.workFile(id, 'rev'), 'utf8')).toMatch(/run r-\S+ \((claude|codex), interrupted\): ok, exit 0, [\d.]+s, tokens \d+\+\d+r\+\d+w in, \d+ out/);
+  });
+});
+
+describe('runner failures', () => {
+  it('a session that cannot be resumed is forgotten: the next run starts a new one', async () => {
+    const p = await project('rev');
+    const bin = fakeBin(p.dir);
+    const log = join(p.dir, 'fake.log');
+    const env = { PATH: `${bin}:${process.env.PATH}`, FAKE_LOG: log, FAKE_LOST_SESSIONS: '1' };
+    setRunner(p.home, 'rev', '{preset: claude}');
+    const id = await p.create('x');
+    await p.h(['watch', '--once'], env);
+    interruptLast(p.home);
+    const [lost] = JSON.parse((await p.h(['watch', '--once', '--json'], env)).stdout).runs;
+    expect(lost).toMatchObject({ status: 'error', resumed_session: 'sess-first' });
+    expect(JSON.parse(readFileSync(join(p.home, 'local/runs/sessions.json'), 'utf8'))[`rev/${id}`]).toBeUndefined();
+    interruptLast(p.home);
+    const [fresh] = JSON.parse((await p.h(['watch', '--once', '--json'], env)).stdout).runs;
+    expect(fresh).toMatchObject({ status: 'ok', resumed_session: null, session_id: 'sess-first' });
+  });
+
+  it('a runner that is not installed is an error run, recorded with the reason', async () => {
+    const p = await project('rev');
+    setRunner(p.home, 'rev', '{preset: claude, command: /nonexistent/claude}');
+    await p.create('x');
+    const [r] = JSON.parse((await p.h(['watch', '--once', '--json'])).stdout).runs;
+    expect(r).toMatchObject({ status: 'error', progress: false });
+    expect(r.error).toMatch(/ENOENT|no JSON/);
+  });
+});

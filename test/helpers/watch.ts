@@ -1,0 +1,93 @@
+import { chmodSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { spawnHolon } from './cli.js';
+
+/** A running `holon watch` child with its stderr log. */
+export interface WatchProc {
+  child: ChildProcess;
+  log(): string;
+  /** Resolves when the log matches (rejects after timeoutMs). */
+  waitFor(re: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  /** SIGTERM (or another signal) and wait for the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  exited: Promise<number | null>;
+}
+
+export function startWatch(cwd: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): WatchProc {
+  const child = spawnHolon(['watch', ...args], { cwd, env });
+  let text = '';
+  child.stderr!.on('data', (d) => (text += d));
+  child.stdout!.on('data', (d) => (text += d));
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  const waitFor = async (re: RegExp, timeoutMs = 15_000) => {
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+      const m = text.match(re);
+      if (m) return m;
+      if (child.exitCode !== null) throw new Error(`watch exited (${child.exitCode}) before ${re}:\n${text}`);
+      if (Date.now() > end) throw new Error(`timed out waiting for ${re}; log:\n${text}`);
+      await sleep(25);
+    }
+  };
+  return {
+    child,
+    log: () => text,
+    waitFor,
+    exited,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `fn` until it returns a truthy value. */
+export async function until<T>(fn: () => T | Promise<T>, timeoutMs = 15_000, what = 'condition'): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(30);
+  }
+}
+
+/** Sets the agent's runner in its AGENTS.md front matter. */
+export function setRunner(home: string, agent: string, runner: string): void {
+  const file = join(home, 'agents', agent, 'AGENTS.md');
+  const text = readFileSync(file, 'utf8').replace(/runner:\n(  .*\n)+/, `runner: ${runner}\n`);
+  writeFileSync(file, text);
+}
+
+/** Writes an executable script. */
+export function script(path: string, text: string): string {
+  writeFileSync(path, text);
+  chmodSync(path, 0o755);
+  return path;
+}
+
+export function runRecords(home: string): any[] {
+  const dir = join(home, 'local/runs');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.startsWith('r-') && f.endsWith('.json'))
+    .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')))
+    .sort((a, b) => a.started_at.localeCompare(b.started_at) || (a.ended_at ?? '~').localeCompare(b.ended_at ?? '~'));
+}
+
+/** Whether a process is gone (a zombie nobody reaped counts as gone: it runs nothing). */
+export function gone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return true;
+  }
+  try {
+    return /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true;
+  }
+}

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { VERSION } from '../version.js';
 import { defineWorkCommands } from './defs/work-defs.js';
+import { defineFrontierCommands } from './defs/frontier-defs.js';
 
 /** The command tree. Definitions are cheap; each handler module is imported only when its command runs. */
 export function buildProgram(): Command {
@@ -12,6 +13,7 @@ export function buildProgram(): Command {
     .showSuggestionAfterError(true)
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
   defineWorkCommands(program);
+  defineFrontierCommands(program);
   configureErrors(program);
   return program;
 }

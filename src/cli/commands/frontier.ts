@@ -1,0 +1,41 @@
+import { invalid } from '../../core/errors.js';
+import { computeFrontier, explain } from '../../core/frontier.js';
+import { loadFrontierInput } from '../../store/frontier-input.js';
+import { readWorkFile } from '../../store/work-store.js';
+import type { Ctx } from '../context.js';
+import { renderExplanation, renderFrontier } from '../frontier-render.js';
+import { holderOf } from '../holder.js';
+import { note, printJson } from '../output.js';
+import { targetItem } from '../work-args.js';
+
+function parseLimit(v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw invalid(`--limit "${v}" is not a positive whole number`, 'e.g. --limit 20');
+  return n;
+}
+
+/** `holon frontier`: what the agent may do now, and why not the rest. Reads only. */
+export function runFrontier(ctx: Ctx, _args: string[], opts: { json?: boolean; limit?: string }): void {
+  const limit = parseLimit(opts.limit) ?? (opts.json ? undefined : 10);
+  const home = ctx.home();
+  const agent = ctx.agent();
+  const { input, problems } = loadFrontierInput(home, agent, { holder: holderOf(ctx, agent), nowMs: ctx.nowMs, cwd: ctx.cwd });
+  const f = computeFrontier(input, { limit });
+  if (opts.json) return printJson({ ...f, problems });
+  renderFrontier(f);
+  if (problems.length) note(`holon: ${problems.length} record(s) could not be read and were left out; run \`holon check\``);
+}
+
+/** `holon explain ID`: every check of the frontier, in order, with pass/fail, code and detail. */
+export function runExplain(ctx: Ctx, args: string[], opts: { json?: boolean }): void {
+  const ref = targetItem(ctx, args[0]);
+  const home = ctx.home();
+  const agent = ctx.globals.agent ?? ctx.env.HOLON_AGENT ?? ref.agent;
+  const { input } = loadFrontierInput(home, agent, { holder: holderOf(ctx, agent), nowMs: ctx.nowMs, cwd: ctx.cwd });
+  // A record that cannot be parsed is not in the input: reading it again reports what is wrong.
+  if (!input.items.some((i) => i.id === ref.id)) readWorkFile(ref.file, ref.id);
+  const e = explain(input, ref.id);
+  if (opts.json) return printJson(e);
+  renderExplanation(e, input.items.find((i) => i.id === ref.id)?.title ?? '');
+}

@@ -88,6 +88,13 @@ export function compareVerdicts(a: Verdict, b: Verdict): number {
   );
 }
 
+/** Sorts in frontier order through one precomputed key per verdict (cheaper than comparing fields). */
+export function sortVerdicts(list: Verdict[]): Verdict[] {
+  const keyed = list.map((v) => ({ v, k: `${v.own ? 0 : 1}${priRank(v.item)}${v.item.created_at}\u0000${v.item.id}` }));
+  keyed.sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
+  return keyed.map((x) => x.v);
+}
+
 export interface FrontierEntry {
   id: string;
   title: string;
@@ -130,11 +137,16 @@ function entry(v: Verdict, nowMs: number): FrontierEntry {
   };
 }
 
-/** Every verdict of the agent's items, sorted; shared by frontier and pick. */
+/** Every verdict of the agent's items (unsorted); closed ones are cheap (the status check ends them). */
 export function verdicts(p: Prepared): Verdict[] {
   const out: Verdict[] = [];
   for (const item of p.input.items) if (item.agent === p.input.agent || !item.agent) out.push(evaluate(p, item));
-  return out.sort(compareVerdicts);
+  return out;
+}
+
+/** The agent's runnable items in frontier order (what `pick` tries, top first). */
+export function runnableInOrder(p: Prepared): Verdict[] {
+  return sortVerdicts(verdicts(p).filter((v) => v.channel === 'runnable'));
 }
 
 export function computeFrontier(input: FrontierInput, opts: { limit?: number } = {}): Frontier {
@@ -148,7 +160,11 @@ export function computeFrontier(input: FrontierInput, opts: { limit?: number } =
   for (const v of all) {
     by[v.channel].push(v);
     byCode[v.code] = (byCode[v.code] ?? 0) + 1;
-    for (const g of v.gates) blocks.set(g, [...(blocks.get(g) ?? []), v.item.id]);
+    for (const g of v.gates) {
+      const list = blocks.get(g);
+      if (list) list.push(v.item.id);
+      else blocks.set(g, [v.item.id]);
+    }
   }
   // Gates of other agents that block this agent's items are decisions this agent needs, too.
   const decisionVerdicts = [...by.needs_decision];
@@ -160,9 +176,10 @@ export function computeFrontier(input: FrontierInput, opts: { limit?: number } =
       decisionVerdicts.push({ item, channel: 'needs_decision', code: 'decision_required', detail: `a person must decide ${normalizeDecisionScope(item.decision_scope)?.scope}: holon decide ${g} --approve|--reject`, checks: [], own: false, gates: [] });
     }
   }
-  decisionVerdicts.sort(compareVerdicts);
+  const decisions = sortVerdicts(decisionVerdicts);
+  for (const c of CHANNELS) by[c] = sortVerdicts(by[c]);
   const counts = { total: all.length, closed: by.closed.length, by_code: byCode } as Frontier['counts'];
-  for (const c of CHANNELS) counts[c] = c === 'needs_decision' ? decisionVerdicts.length : by[c].length;
+  for (const c of CHANNELS) counts[c] = c === 'needs_decision' ? decisions.length : by[c].length;
   const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
   const truncated: Frontier['truncated'] = {};
   const cap = (c: (typeof CHANNELS)[number]) => {
@@ -176,7 +193,7 @@ export function computeFrontier(input: FrontierInput, opts: { limit?: number } =
     now: nowIso,
     counts,
     runnable: cap('runnable'),
-    needs_decision: decisionVerdicts.map((v) => ({ ...entry(v, input.nowMs), scope: normalizeDecisionScope(v.item.decision_scope)?.scope ?? null, blocks: blocks.get(v.item.id) ?? [] })),
+    needs_decision: decisions.map((v) => ({ ...entry(v, input.nowMs), scope: normalizeDecisionScope(v.item.decision_scope)?.scope ?? null, blocks: blocks.get(v.item.id) ?? [] })),
     needs_action: cap('needs_action'),
     waiting: cap('waiting'),
     resume_candidates: cap('resume_candidates'),

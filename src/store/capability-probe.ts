@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { iso } from '../core/time.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { capabilityCachePath, readCapabilityCache, type Declared, type ProbeResult } from './capabilities.js';
@@ -51,6 +52,7 @@ export async function refreshCapabilities(home: Home, declared: Declared[], nowM
   const results = await Promise.all(probed.map((d) => runProbe(d.probe!, home.root, timeoutMs, nowMs)));
   probed.forEach((d, i) => (cache.results[d.name] = results[i]));
   cache.checked_at = iso(nowMs());
+  mkdirSync(dirname(capabilityCachePath(home)), { recursive: true });
   writeFileAtomic(capabilityCachePath(home), JSON.stringify(cache, null, 2) + '\n', join(home.local, 'tmp'));
   return Object.fromEntries(probed.map((d, i) => [d.name, results[i]]));
 }

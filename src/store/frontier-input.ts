@@ -5,7 +5,7 @@ import type { FrontierInput, Workspace } from '../core/frontier.js';
 import type { RecordProblem } from '../core/record-codec.js';
 import { capabilityStates } from './capabilities.js';
 import { agentDir, type Home } from './home.js';
-import { loadAllWork } from './work-index.js';
+import { loadGraph } from './graph-index.js';
 import { readWorkspace } from './workspace.js';
 
 /** Resources of an agent's admitted events (agents/A/events/ID.yaml with status admitted). */
@@ -34,7 +34,7 @@ export function admittedEventResources(home: Home, agent: string): Set<string> {
  * or branch, event folders are read only when a resume_when names an event.
  */
 export function loadFrontierInput(home: Home, agent: string, opts: { holder: string; nowMs: number; cwd: string }): { input: FrontierInput; problems: RecordProblem[] } {
-  const loaded = loadAllWork(home);
+  const loaded = loadGraph(home);
   let ws: Workspace | undefined;
   const events = new Map<string, Set<string>>();
   const input: FrontierInput = {

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseMarkdownRecord, RecordParseError, type RecordProblem } from '../core/record-codec.js';
 import { viewOf, workFromRecord, type WorkView } from '../core/workitem.js';
@@ -99,6 +99,7 @@ export function loadAgentWork(home: Home, agent: string): LoadedWork {
   }
   if (dirty || Object.keys(cache.entries).length !== names.length) {
     try {
+      mkdirSync(join(home.local, 'cache'), { recursive: true });
       writeFileAtomic(cachePath, JSON.stringify({ version: CACHE_VERSION, entries: next }), join(home.local, 'tmp'));
     } catch {
       // A read-only home still reads; it just parses every time.

@@ -1,5 +1,5 @@
 import { HolonError, invalid } from '../../core/errors.js';
-import { computeFrontier, prepare, verdicts } from '../../core/frontier.js';
+import { computeFrontier, prepare, runnableInOrder } from '../../core/frontier.js';
 import { parseDuration } from '../../core/time.js';
 import { viewOf } from '../../core/workitem.js';
 import { claimWork } from '../../store/claims.js';
@@ -36,7 +36,7 @@ async function pickNext(ctx: Ctx, opts: { json?: boolean; ttl?: string }): Promi
   const holder = holderOf(ctx, agent);
   const ttlMs = opts.ttl ? parseDuration(opts.ttl, '--ttl') : null;
   const { input } = loadFrontierInput(home, agent, { holder, nowMs: ctx.nowMs, cwd: ctx.cwd });
-  const runnable = verdicts(prepare(input)).filter((v) => v.channel === 'runnable');
+  const runnable = runnableInOrder(prepare(input));
   const lost: string[] = [];
   for (const v of runnable) {
     const ref = { agent: v.item.agent || agent, id: v.item.id, file: workFile(home, v.item.agent || agent, v.item.id) };

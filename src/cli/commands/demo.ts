@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DemoShell } from '../demo-script.js';
+import { demoFrontier } from '../demo-frontier.js';
 import type { Ctx } from '../context.js';
 import { out, printJson } from '../output.js';
 
@@ -39,6 +40,7 @@ export async function run(ctx: Ctx, _args: string[], opts: { keep?: boolean; jso
     sh.say('Later, in a new turn with an empty context, the reviewer resumes #101 from its record.');
     sh.holon(['resume', a]);
 
+    demoFrontier(sh);
     sh.say('The home is plain files, valid for CI:');
     sh.holon(['check']);
     const summary = { home, items: [a, b], steps: sh.steps.length, seconds: (Date.now() - started) / 1000 };

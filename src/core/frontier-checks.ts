@@ -57,6 +57,8 @@ export interface Prepared {
   cycles: Map<string, string[]>;
   gatesByKind: Map<string, GateRef[]>;
   leasesByRepo: Map<string, Lease[]>;
+  /** explain: build every passed check's detail too. */
+  verbose: boolean;
 }
 
 export interface CheckResult {
@@ -70,7 +72,16 @@ export interface CheckResult {
   own?: boolean;
 }
 
-const ok = (check: CheckName, detail: string, extra: Partial<CheckResult> = {}): CheckResult => ({ check, pass: true, code: 'ok', detail, ...extra });
+/** A passed check; its detail is built only when explain asks (the frontier needs none). */
+const PASSED = new Map<CheckName, CheckResult>();
+const ok = (p: Prepared, check: CheckName, detail: () => string, extra?: Partial<CheckResult>): CheckResult => {
+  if (!p.verbose && !extra) {
+    let r = PASSED.get(check);
+    if (!r) PASSED.set(check, (r = Object.freeze({ check, pass: true, code: 'ok', detail: '' }) as CheckResult));
+    return r;
+  }
+  return { check, pass: true, code: 'ok', detail: detail(), ...extra };
+};
 const fail = (check: CheckName, code: ReasonCode, detail: string, extra: Partial<CheckResult> = {}): CheckResult => ({ check, pass: false, code, detail, ...extra });
 
 export const isLiveWait = (s: string) => s === 'active' || s === 'triggered';
@@ -83,14 +94,14 @@ function checkStatus(p: Prepared, item: WorkItem): CheckResult {
   if (item.superseded_by) return fail('status', 'superseded', `superseded by ${item.superseded_by}`);
   if (item.status === 'blocked') return fail('status', 'blocked', item.blocker ? `blocked: ${item.blocker.reason} (recovery: ${item.blocker.recovery})` : 'status blocked');
   if (item.blocker) return fail('status', 'blocked', `blocker: ${item.blocker.reason} (recovery: ${item.blocker.recovery})`);
-  if (item.status === 'deferred') return ok('status', 'deferred: its resume_when conditions decide');
+  if (item.status === 'deferred') return ok(p, 'status', () => 'deferred: its resume_when conditions decide');
   if (item.class === 'user_gate') {
     const ds = normalizeDecisionScope(item.decision_scope);
     if (ds?.decision) return fail('status', 'gate_decided', `gate ${ds.decision}${ds.decided_by ? ` by ${ds.decided_by}` : ''}`);
     return fail('status', 'decision_required', `a person must decide ${ds?.scope ?? '(no decision_scope)'}: holon decide ${item.id} --approve|--reject`);
   }
   if (item.class === 'user_action') return fail('status', 'user_action', "a person's task");
-  return ok('status', `status ${item.status}, class ${item.class}`);
+  return ok(p, 'status', () => `status ${item.status}, class ${item.class}`);
 }
 
 /** Follows superseded_by to the item that replaced `id` (bounded, so hand-made loops end). */
@@ -105,7 +116,7 @@ function resolveReplacement(p: Prepared, id: string): WorkItem | undefined {
 }
 
 function checkDependencies(p: Prepared, item: WorkItem): CheckResult {
-  if (!item.depends_on.length) return ok('dependencies', 'no dependencies');
+  if (!item.depends_on.length) return ok(p, 'dependencies', () => 'no dependencies');
   const cycle = p.cycles.get(item.id);
   if (cycle) return fail('dependencies', 'dependency_cycle', `cycle: ${[...cycle, cycle[0]].join(' -> ')}`);
   const missing: string[] = [];
@@ -120,7 +131,7 @@ function checkDependencies(p: Prepared, item: WorkItem): CheckResult {
   if (missing.length) return fail('dependencies', 'dependency_missing', `no such item: ${missing.join(', ')}`);
   if (rejected.length) return fail('dependencies', 'dependency_open', `depends on rejected gate ${rejected.join(', ')}`);
   if (open.length) return fail('dependencies', 'dependency_open', `waits for ${open.join(', ')}`);
-  return ok('dependencies', `all done: ${item.depends_on.join(', ')}`);
+  return ok(p, 'dependencies', () => `all done: ${item.depends_on.join(', ')}`);
 }
 
 /** Which resume_when condition holds now, if any, and the invalid ones. */
@@ -158,17 +169,17 @@ function checkWaits(p: Prepared, item: WorkItem): CheckResult {
   }
   const deferred = item.status === 'deferred';
   if (!item.resume_when.length) {
-    return deferred ? fail('waits', 'deferred', 'deferred with no resume_when: reopen it by hand when it is time') : ok('waits', 'no live waits');
+    return deferred ? fail('waits', 'deferred', 'deferred with no resume_when: reopen it by hand when it is time') : ok(p, 'waits', () => 'no live waits');
   }
   const r = resumeState(p, item);
   if (r.invalid.length) return fail('waits', 'resume_invalid', r.invalid.join('; '));
-  if (r.met.length) return deferred ? fail('waits', 'resume_ready', `met: ${r.met.join(', ')}`) : ok('waits', `resume_when met: ${r.met.join(', ')}`);
+  if (r.met.length) return deferred ? fail('waits', 'resume_ready', `met: ${r.met.join(', ')}`) : ok(p, 'waits', () => `resume_when met: ${r.met.join(', ')}`);
   const code = deferred ? 'deferred' : monitor ? 'not_due' : 'resume_pending';
   return fail('waits', code, `until ${r.unmet.join(' or ')}`);
 }
 
 function checkGates(p: Prepared, item: WorkItem): CheckResult {
-  if (!item.needs_decision.length) return ok('gates', 'needs no decision');
+  if (!item.needs_decision.length) return ok(p, 'gates', () => 'needs no decision');
   const invalid: string[] = [];
   const rejected: string[] = [];
   const missing: string[] = [];
@@ -196,7 +207,7 @@ function checkGates(p: Prepared, item: WorkItem): CheckResult {
   if (invalid.length) return fail('gates', 'gate_invalid', invalid.join('; '));
   if (missing.length) return fail('gates', 'gate_missing', `no user_gate covers ${missing.join(', ')}: holon new "..." --class user_gate --decision-scope ${missing[0]}`);
   if (pending.length) return fail('gates', 'gate_pending', `undecided: ${pending.join('; ')}`, { gates: [...new Set(pendingGates)] });
-  return ok('gates', approved.join('; '));
+  return ok(p, 'gates', () => approved.join('; '));
 }
 
 function checkClaims(p: Prepared, item: WorkItem): CheckResult {
@@ -206,12 +217,12 @@ function checkClaims(p: Prepared, item: WorkItem): CheckResult {
   if (live && !sameHolder(c.holder, me)) return fail('claims', 'claimed_by_other', `claimed by ${c.holder}${c.expires_at ? ` until ${c.expires_at}` : ''}`);
   const excluded = item.exclude.find((x) => sameHolder(x, me));
   if (excluded) return fail('claims', 'excluded', `exclude names ${normalizeHolder(excluded)}`);
-  if (live) return ok('claims', `claimed by you${c.expires_at ? ` until ${c.expires_at}` : ''}`, { own: true });
-  return ok('claims', item.claim ? `unclaimed (last claim by ${c.holder} ended${c.expires_at ? ` ${c.expires_at}` : ''})` : 'unclaimed');
+  if (live) return ok(p, 'claims', () => `claimed by you${c.expires_at ? ` until ${c.expires_at}` : ''}`, { own: true, detail: `claimed by you${c.expires_at ? ` until ${c.expires_at}` : ''}` });
+  return ok(p, 'claims', () => item.claim ? `unclaimed (last claim by ${c.holder} ended${c.expires_at ? ` ${c.expires_at}` : ''})` : 'unclaimed');
 }
 
 function checkCapabilities(p: Prepared, item: WorkItem): CheckResult {
-  if (!item.requires.length) return ok('capabilities', 'requires nothing');
+  if (!item.requires.length) return ok(p, 'capabilities', () => 'requires nothing');
   const missing: string[] = [];
   for (const r of item.requires) {
     const s = p.input.capabilities.get(r);
@@ -219,7 +230,7 @@ function checkCapabilities(p: Prepared, item: WorkItem): CheckResult {
     else if (!s.available) missing.push(`${r} (${s.detail})`);
   }
   if (missing.length) return fail('capabilities', 'capability_missing', missing.join('; '));
-  return ok('capabilities', `available: ${item.requires.join(', ')}`);
+  return ok(p, 'capabilities', () => `available: ${item.requires.join(', ')}`);
 }
 
 export const repoKey = (item: WorkItem) => item.repo ?? '';
@@ -239,7 +250,7 @@ function checkWorkspace(p: Prepared, item: WorkItem): CheckResult {
     }
   }
   const parts = [item.repo && `repo ${item.repo}`, item.branch && `branch ${item.branch}`, item.write_scope.length && `write scope free`].filter(Boolean);
-  return ok('workspace', parts.length ? parts.join(', ') : 'no workspace constraint');
+  return ok(p, 'workspace', () => parts.length ? parts.join(', ') : 'no workspace constraint');
 }
 
 /** The checks in SPEC order; both the frontier and explain run exactly these. */

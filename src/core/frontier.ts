@@ -21,7 +21,8 @@ export function prepare(input: FrontierInput): Prepared {
   const leasesByRepo = new Map<string, Lease[]>();
   for (const item of input.items) {
     if (!byId.has(item.id)) byId.set(item.id, item);
-    if (item.depends_on.length) nodes.push({ id: item.id, file: '', depends_on: item.depends_on, successors: [], superseded_by: null });
+    // Only live items can hold each other up: a cycle through a done item blocks nobody (check still reports it).
+    if (item.depends_on.length && item.status !== 'done' && !item.superseded_by) nodes.push({ id: item.id, file: '', depends_on: item.depends_on, successors: [], superseded_by: null });
     if (item.class === 'user_gate') {
       const ds = normalizeDecisionScope(item.decision_scope);
       const scope = ds ? parseScope(ds.scope) : null;
@@ -43,7 +44,7 @@ export function prepare(input: FrontierInput): Prepared {
   const cycles = new Map<string, string[]>();
   // Only items with dependencies can be on a cycle; ids without an entry end the walk.
   for (const cycle of findCycles(nodes, nodeById as Map<string, GraphNode>)) for (const id of cycle) if (!cycles.has(id)) cycles.set(id, cycle);
-  return { input, byId, cycles, gatesByKind, leasesByRepo };
+  return { input, byId, cycles, gatesByKind, leasesByRepo, verbose: false };
 }
 
 export interface Verdict {
@@ -217,7 +218,7 @@ export function explain(input: FrontierInput, id: string): Explanation {
   const p = prepare(input);
   const item = p.byId.get(id);
   if (!item) throw new Error(`explain: no item ${id} in the input`);
-  const v = evaluate(p, item, true);
+  const v = evaluate({ ...p, verbose: true }, item, true);
   return {
     id, agent: input.agent, holder: input.holder, channel: v.channel, code: v.code, detail: v.detail, runnable: v.channel === 'runnable',
     checks: v.checks.map((c) => ({ check: c.check, pass: c.pass, code: c.code, detail: c.detail })),

@@ -14,7 +14,7 @@ import { workDir } from './work-store.js';
  * the cache is small (no bodies, only live waits) so reading it is cheap at 10,000 items.
  */
 
-const VERSION = 2;
+const VERSION = 3;
 
 type Slim = Partial<WorkItem>;
 
@@ -26,6 +26,12 @@ const FIELDS = [
   'requires', 'repo', 'branch', 'write_scope', 'needs_decision', 'decision_scope', 'exclude', 'claim', 'waits', 'blocker',
   'successors', 'superseded_by',
 ] as const;
+
+/**
+ * A done or superseded item only answers "is it done, what replaced it, what did it decide": most of a
+ * home is closed work, so this keeps the cache small. `explain` re-reads its own item in full.
+ */
+const CLOSED_FIELDS = ['status', 'class', 'decision_scope', 'superseded_by'] as const;
 
 const EMPTY: readonly never[] = Object.freeze([]);
 const DEFAULTS: WorkItem = {
@@ -41,7 +47,8 @@ export function slimOf(item: WorkItem, agent: string): Slim {
   const out: Record<string, unknown> = {};
   // id is the file name; agent is the folder unless the record says otherwise.
   if (item.agent !== agent) out.agent = item.agent;
-  for (const f of FIELDS) {
+  const closed = item.status === 'done' || Boolean(item.superseded_by);
+  for (const f of closed ? CLOSED_FIELDS : FIELDS) {
     let v: unknown = item[f];
     if (f === 'waits') v = item.waits.filter((w) => w.status === 'active' || w.status === 'triggered').map((w) => ({ id: w.id, kind: w.kind, resource: w.resource, status: w.status, recheck_at: w.recheck_at ?? null }));
     if (v == null || (Array.isArray(v) && v.length === 0) || v === DEFAULTS[f]) continue;

@@ -1,6 +1,5 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import lockfile from 'proper-lockfile';
 import { conflict } from '../core/errors.js';
 
 /** A lock left by a killed process is taken over after this long (proper-lockfile refreshes live ones). */
@@ -16,6 +15,8 @@ export async function withLock<T>(localDir: string, name: string, fn: () => T | 
   const lockPath = join(dir, `${name.replace(/[^\w.-]/g, '_')}.lock`);
   let compromised: Error | undefined;
   let release: () => Promise<void>;
+  // Loaded on first use: read-only commands never pay for proper-lockfile and graceful-fs.
+  const lockfile = (await import('proper-lockfile')).default;
   try {
     release = await lockfile.lock(lockPath, {
       realpath: false,

@@ -33,9 +33,11 @@ export function runExplain(ctx: Ctx, args: string[], opts: { json?: boolean }): 
   const home = ctx.home();
   const agent = ctx.globals.agent ?? ctx.env.HOLON_AGENT ?? ref.agent;
   const { input } = loadFrontierInput(home, agent, { holder: holderOf(ctx, agent), nowMs: ctx.nowMs, cwd: ctx.cwd });
-  // A record that cannot be parsed is not in the input: reading it again reports what is wrong.
-  if (!input.items.some((i) => i.id === ref.id)) readWorkFile(ref.file, ref.id);
+  // The graph cache keeps closed items short: explain reads its own item in full (and a record that
+  // cannot be parsed reports what is wrong, exit 3).
+  const full = readWorkFile(ref.file, ref.id).item;
+  input.items = [...input.items.filter((i) => i.id !== ref.id), full];
   const e = explain(input, ref.id);
   if (opts.json) return printJson(e);
-  renderExplanation(e, input.items.find((i) => i.id === ref.id)?.title ?? '');
+  renderExplanation(e, full.title);
 }

@@ -2,7 +2,8 @@
 // Benchmark: `holon frontier --json` and `holon explain ID` on generated homes of 1k and 10k items.
 // Usage: node bench/frontier.mjs [--runs 7] [--sizes 1000,10000]. Homes go to bench/.homes/ (gitignored).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -16,6 +17,8 @@ const opt = (name, dflt) => {
 const RUNS = Number(opt('runs', 7));
 const SIZES = String(opt('sizes', '1000,10000')).split(',').map(Number);
 const NOW = '2026-11-30T06:00:00Z';
+const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
+const TIME_OUT = join(tmpdir(), `holon-bench-time-${process.pid}.txt`);
 
 // Deterministic pseudo-random numbers, so every run measures the same home.
 let seed = 42;
@@ -84,35 +87,45 @@ function timeRuns(cmdArgs, cwd) {
   const warm = spawnSync(process.execPath, [BIN, ...cmdArgs], { cwd, env, encoding: 'utf8', maxBuffer: 256 << 20 });
   if (warm.status !== 0) throw new Error(`holon ${cmdArgs.join(' ')} exited ${warm.status}: ${warm.stderr}`);
   const times = [];
+  const cpus = [];
   for (let i = 0; i < RUNS; i++) {
     const t0 = process.hrtime.bigint();
-    const r = spawnSync(process.execPath, [BIN, ...cmdArgs], { cwd, env, encoding: 'utf8', maxBuffer: 256 << 20 });
+    // /usr/bin/time (when present) also reports the child's CPU time, which shared machines distort less.
+    const r = TIME
+      ? spawnSync(TIME, ['-f', '%U %S', '-o', TIME_OUT, process.execPath, BIN, ...cmdArgs], { cwd, env, encoding: 'utf8', maxBuffer: 256 << 20 })
+      : spawnSync(process.execPath, [BIN, ...cmdArgs], { cwd, env, encoding: 'utf8', maxBuffer: 256 << 20 });
     times.push(Number(process.hrtime.bigint() - t0) / 1e6);
     if (r.status !== 0) throw new Error(`holon ${cmdArgs.join(' ')} exited ${r.status}`);
+    if (TIME) {
+      const [u, s] = readFileSync(TIME_OUT, 'utf8').trim().split(/\s+/).slice(-2).map(Number);
+      cpus.push((u + s) * 1000);
+    }
   }
   times.sort((a, b) => a - b);
-  return { median: times[Math.floor(times.length / 2)], min: times[0], max: times[times.length - 1], out: warm.stdout };
+  cpus.sort((a, b) => a - b);
+  return { median: times[Math.floor(times.length / 2)], min: times[0], max: times[times.length - 1], cpu: cpus.length ? cpus[Math.floor(cpus.length / 2)] : '-', out: warm.stdout };
 }
 
 if (!existsSync(join(ROOT, 'dist/cli/main.js'))) execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
 const rows = [];
 const startup = timeRuns(['--version'], ROOT);
-rows.push(['node + holon --version', '-', startup.median, startup.min, startup.max]);
+rows.push(['node + holon --version', '-', startup.median, startup.min, startup.max, startup.cpu]);
 for (const size of SIZES) {
   const t0 = Date.now();
   const dir = makeHome(size);
   const genMs = Date.now() - t0;
   const f = timeRuns(['frontier', '--json'], dir);
   const parsed = JSON.parse(f.out);
-  rows.push([`frontier --json (${parsed.counts.runnable} runnable, ${parsed.counts.not_runnable} not)`, size, f.median, f.min, f.max]);
+  rows.push([`frontier --json (${parsed.counts.runnable} runnable, ${parsed.counts.not_runnable} not)`, size, f.median, f.min, f.max, f.cpu]);
   const target = parsed.not_runnable[0]?.id ?? parsed.runnable[0]?.id;
   const e = timeRuns(['explain', target, '--json'], dir);
-  rows.push(['explain ID --json', size, e.median, e.min, e.max]);
+  rows.push(['explain ID --json', size, e.median, e.min, e.max, e.cpu]);
   const l = timeRuns(['list', '--json'], dir);
-  rows.push(['list --json (reference)', size, l.median, l.min, l.max]);
+  rows.push(['list --json (reference)', size, l.median, l.min, l.max, l.cpu]);
   if (genMs > 50) process.stderr.write(`generated ${size} items in ${genMs} ms\n`);
 }
 const fmt = (n) => (typeof n === 'number' ? n.toFixed(0).padStart(6) : String(n).padStart(6));
 console.log(`holon frontier benchmark: ${RUNS} runs each, median/min/max in ms (target: frontier median <= 300 ms at 10k)`);
-console.log(`${'command'.padEnd(52)} ${'items'.padStart(6)} ${'median'.padStart(6)} ${'min'.padStart(6)} ${'max'.padStart(6)}`);
-for (const r of rows) console.log(`${String(r[0]).padEnd(52)} ${fmt(r[1])} ${fmt(r[2])} ${fmt(r[3])} ${fmt(r[4])}`);
+console.log(`${'command'.padEnd(52)} ${'items'.padStart(6)} ${'median'.padStart(6)} ${'min'.padStart(6)} ${'max'.padStart(6)} ${'cpu'.padStart(6)}`);
+for (const r of rows) console.log(`${String(r[0]).padEnd(52)} ${fmt(r[1])} ${fmt(r[2])} ${fmt(r[3])} ${fmt(r[4])} ${fmt(r[5])}`);
+console.log('(wall-clock median/min/max; cpu = median user+sys of the holon process; load average now: ' + (await import('node:os')).loadavg()[0].toFixed(2) + ')');

@@ -59,6 +59,26 @@ export interface Prepared {
   leasesByRepo: Map<string, Lease[]>;
   /** explain: build every passed check's detail too. */
   verbose: boolean;
+  /** The time window in which every verdict stays the same (a result cache may be reused inside it). */
+  bounds: TimeBounds;
+}
+
+export interface TimeBounds {
+  from: number;
+  until: number;
+}
+
+/** Records a moment at which a time-dependent answer flips (a lease end, an at: condition). */
+export function timeSeen(b: TimeBounds, nowMs: number, t: number): void {
+  if (Number.isNaN(t)) return;
+  if (t <= nowMs) b.from = Math.max(b.from, t);
+  else b.until = Math.min(b.until, t);
+}
+
+/** claimLive, remembering when the answer would change. */
+export function liveClaim(p: { input: FrontierInput; bounds: TimeBounds }, c: WorkItem['claim']): boolean {
+  if (c?.expires_at) timeSeen(p.bounds, p.input.nowMs, Date.parse(c.expires_at));
+  return claimLive(c, p.input.nowMs);
 }
 
 export interface CheckResult {
@@ -146,7 +166,10 @@ function resumeState(p: Prepared, item: WorkItem): { met: string[]; unmet: strin
       continue;
     }
     let yes = false;
-    if (c.kind === 'at') yes = p.input.nowMs >= c.ms;
+    if (c.kind === 'at') {
+      timeSeen(p.bounds, p.input.nowMs, c.ms);
+      yes = p.input.nowMs >= c.ms;
+    }
     else if (c.kind === 'done') yes = resolveReplacement(p, c.id)?.status === 'done';
     else if (c.kind === 'event') yes = p.input.admittedEvents(item.agent || p.input.agent).has(c.resource);
     else yes = p.input.capabilities.get(c.name)?.available === true;
@@ -213,7 +236,7 @@ function checkGates(p: Prepared, item: WorkItem): CheckResult {
 function checkClaims(p: Prepared, item: WorkItem): CheckResult {
   const me = p.input.holder;
   const c = item.claim!;
-  const live = claimLive(c, p.input.nowMs);
+  const live = liveClaim(p, c);
   if (live && !sameHolder(c.holder, me)) return fail('claims', 'claimed_by_other', `claimed by ${c.holder}${c.expires_at ? ` until ${c.expires_at}` : ''}`);
   const excluded = item.exclude.find((x) => sameHolder(x, me));
   if (excluded) return fail('claims', 'excluded', `exclude names ${normalizeHolder(excluded)}`);

@@ -1,12 +1,11 @@
-import { claimLive } from './claims.js';
 import { parseScope } from './decision-scope.js';
-import { CHECK_FNS, repoKey, type CheckResult, type FrontierInput, type GateRef, type Lease, type Prepared } from './frontier-checks.js';
+import { CHECK_FNS, liveClaim, repoKey, type CheckResult, type FrontierInput, type GateRef, type Lease, type Prepared, type TimeBounds } from './frontier-checks.js';
 import { CHANNELS, REASONS, RUNNABLE, type Channel } from './frontier-codes.js';
 import { findCycles, type GraphNode } from './graph-check.js';
 import { normalizeDecisionScope } from './graph-fields.js';
 import { PRIORITIES, type WorkItem } from './types.js';
 
-export type { CapabilityState, CheckResult, FrontierInput, Workspace } from './frontier-checks.js';
+export type { CapabilityState, CheckResult, FrontierInput, TimeBounds, Workspace } from './frontier-checks.js';
 
 /**
  * The frontier: what one agent may do now, and why not. One pure evaluator serves `holon frontier`,
@@ -15,6 +14,7 @@ export type { CapabilityState, CheckResult, FrontierInput, Workspace } from './f
  */
 
 export function prepare(input: FrontierInput): Prepared {
+  const bounds: TimeBounds = { from: -Infinity, until: Infinity };
   const byId = new Map<string, WorkItem>();
   const nodes: GraphNode[] = [];
   const gatesByKind = new Map<string, GateRef[]>();
@@ -34,7 +34,7 @@ export function prepare(input: FrontierInput): Prepared {
         gatesByKind.set(scope.kind, list);
       }
     }
-    if (item.write_scope.length && item.status !== 'done' && claimLive(item.claim, input.nowMs)) {
+    if (item.write_scope.length && item.status !== 'done' && liveClaim({ input, bounds }, item.claim)) {
       const list = leasesByRepo.get(repoKey(item)) ?? [];
       list.push({ item, holder: item.claim!.holder, scopes: item.write_scope });
       leasesByRepo.set(repoKey(item), list);
@@ -44,7 +44,7 @@ export function prepare(input: FrontierInput): Prepared {
   const cycles = new Map<string, string[]>();
   // Only items with dependencies can be on a cycle; ids without an entry end the walk.
   for (const cycle of findCycles(nodes, nodeById as Map<string, GraphNode>)) for (const id of cycle) if (!cycles.has(id)) cycles.set(id, cycle);
-  return { input, byId, cycles, gatesByKind, leasesByRepo, verbose: false };
+  return { input, byId, cycles, gatesByKind, leasesByRepo, verbose: false, bounds };
 }
 
 export interface Verdict {
@@ -129,19 +129,27 @@ export interface Frontier {
   truncated: Partial<Record<(typeof CHANNELS)[number], number>>;
 }
 
-function entry(v: Verdict, nowMs: number): FrontierEntry {
+function entry(p: Prepared, v: Verdict): FrontierEntry {
   const i = v.item;
   return {
     id: i.id, title: i.title, agent: i.agent, class: i.class, status: i.status, priority: i.priority, created_at: i.created_at,
     code: v.code, detail: v.detail,
-    claim: claimLive(i.claim, nowMs) ? { holder: i.claim!.holder, expires_at: i.claim!.expires_at ?? null } : null,
+    claim: liveClaim(p, i.claim) ? { holder: i.claim!.holder, expires_at: i.claim!.expires_at ?? null } : null,
   };
 }
 
 /** Every verdict of the agent's items (unsorted); closed ones are cheap (the status check ends them). */
-export function verdicts(p: Prepared): Verdict[] {
+export function verdicts(p: Prepared, closed?: (code: string) => void): Verdict[] {
   const out: Verdict[] = [];
-  for (const item of p.input.items) if (item.agent === p.input.agent || !item.agent) out.push(evaluate(p, item));
+  for (const item of p.input.items) {
+    if (item.agent !== p.input.agent && item.agent) continue;
+    // Most of a home is closed work: the status check would end it first; count it without a verdict.
+    if (closed && (item.status === 'done' || item.superseded_by)) {
+      closed(item.status === 'done' ? 'status_done' : 'superseded');
+      continue;
+    }
+    out.push(evaluate(p, item));
+  }
   return out;
 }
 
@@ -150,13 +158,18 @@ export function runnableInOrder(p: Prepared): Verdict[] {
   return sortVerdicts(verdicts(p).filter((v) => v.channel === 'runnable'));
 }
 
-export function computeFrontier(input: FrontierInput, opts: { limit?: number } = {}): Frontier {
+/** The frontier; `opts.bounds` receives the time window in which the same inputs give the same answer. */
+export function computeFrontier(input: FrontierInput, opts: { limit?: number; bounds?: TimeBounds } = {}): Frontier {
   const p = prepare(input);
-  const all = verdicts(p);
+  const byCode: Record<string, number> = {};
+  let closedCount = 0;
+  const all = verdicts(p, (code) => {
+    closedCount++;
+    byCode[code] = (byCode[code] ?? 0) + 1;
+  });
   const nowIso = new Date(Math.floor(input.nowMs / 1000) * 1000).toISOString().replace('.000Z', 'Z');
   const by: Record<string, Verdict[]> = {};
   for (const c of [...CHANNELS, 'closed']) by[c] = [];
-  const byCode: Record<string, number> = {};
   const blocks = new Map<string, string[]>();
   for (const v of all) {
     by[v.channel].push(v);
@@ -179,28 +192,30 @@ export function computeFrontier(input: FrontierInput, opts: { limit?: number } =
   }
   const decisions = sortVerdicts(decisionVerdicts);
   for (const c of CHANNELS) by[c] = sortVerdicts(by[c]);
-  const counts = { total: all.length, closed: by.closed.length, by_code: byCode } as Frontier['counts'];
+  const counts = { total: all.length + closedCount, closed: by.closed.length + closedCount, by_code: byCode } as Frontier['counts'];
   for (const c of CHANNELS) counts[c] = c === 'needs_decision' ? decisions.length : by[c].length;
   const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
   const truncated: Frontier['truncated'] = {};
   const cap = (c: (typeof CHANNELS)[number]) => {
     const list = by[c];
     if (list.length > limit) truncated[c] = list.length - limit;
-    return list.slice(0, limit).map((v) => entry(v, input.nowMs));
+    return list.slice(0, limit).map((v) => entry(p, v));
   };
-  return {
+  const result: Frontier = {
     agent: input.agent,
     holder: input.holder,
     now: nowIso,
     counts,
     runnable: cap('runnable'),
-    needs_decision: decisions.map((v) => ({ ...entry(v, input.nowMs), scope: normalizeDecisionScope(v.item.decision_scope)?.scope ?? null, blocks: blocks.get(v.item.id) ?? [] })),
+    needs_decision: decisions.map((v) => ({ ...entry(p, v), scope: normalizeDecisionScope(v.item.decision_scope)?.scope ?? null, blocks: blocks.get(v.item.id) ?? [] })),
     needs_action: cap('needs_action'),
     waiting: cap('waiting'),
     resume_candidates: cap('resume_candidates'),
     not_runnable: cap('not_runnable'),
     truncated,
   };
+  if (opts.bounds) Object.assign(opts.bounds, p.bounds);
+  return result;
 }
 
 export interface Explanation {

@@ -139,3 +139,50 @@ describe('frontier, explain and decide (seed 002)', () => {
     expect([x, y, z].map((id) => readFileSync(p.workFile(id), 'utf8'))).toEqual(before);
   });
 });
+
+describe('the frontier result cache is never stale', () => {
+  it('sees time, git checkouts, events, capabilities and AGENTS.md without any work file changing', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const p = await project();
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: p.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    git('init', '-q', '-b', 'main');
+    git('-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'init');
+    const leased = await p.create('leased by a peer');
+    expect((await p.h(['claim', leased, '--ttl', '10m'], { HOLON_ACTOR: 'agent:peer', HOLON_NOW: '2026-11-30T06:00:00Z' })).code).toBe(0);
+    const onBranch = await p.create('on feature', ['--branch', 'feature']);
+    const ev = await p.create('after the PR event', ['--resume-when', 'event:github:acme/app#7']);
+    handEdit(p, ev, 'status: "open"', 'status: "deferred"');
+    const gpu = await p.create('needs gpu', ['--requires', 'gpu']);
+    const code = async (id: string, now = '2026-11-30T06:05:00Z') => {
+      const f = await p.json(['frontier'], { HOLON_NOW: now });
+      for (const ch of ['runnable', 'needs_decision', 'needs_action', 'waiting', 'resume_candidates', 'not_runnable']) {
+        const hit = f[ch].find((x: any) => x.id === id);
+        if (hit) return hit.code;
+      }
+      return 'absent';
+    };
+    expect(await code(leased)).toBe('claimed_by_other');
+    expect(await code(leased)).toBe('claimed_by_other');
+    expect(await code(leased, '2026-11-30T06:10:00Z')).toBe('runnable');
+    expect(await code(leased, '2026-11-30T06:09:59Z')).toBe('claimed_by_other');
+    expect(await code(onBranch)).toBe('branch_mismatch');
+    git('checkout', '-q', '-b', 'feature');
+    expect(await code(onBranch)).toBe('runnable');
+    expect(await code(ev)).toBe('deferred');
+    const events = join(p.home, 'agents/main/events');
+    mkdirSync(events, { recursive: true });
+    writeFileSync(join(events, 'e-1.yaml'), 'resource: "github:acme/app#7"\nstatus: "queued"\n');
+    expect(await code(ev)).toBe('deferred');
+    writeFileSync(join(events, 'e-1.yaml'), 'resource: "github:acme/app#7"\nstatus: "admitted"\n');
+    expect(await code(ev)).toBe('resume_ready');
+    expect(await code(gpu)).toBe('capability_missing');
+    const agents = join(p.home, 'agents/main/AGENTS.md');
+    writeFileSync(agents, readFileSync(agents, 'utf8').replace('capabilities: ["shell"]', 'capabilities: ["shell", "gpu"]'));
+    expect(await code(gpu)).toBe('runnable');
+    const cfg = join(p.home, 'holon.yaml');
+    writeFileSync(cfg, readFileSync(cfg, 'utf8').replace('capabilities:\n', 'capabilities:\n  gpu:\n    probe: "true"\n'));
+    expect(await code(gpu)).toBe('capability_missing');
+    expect((await p.h(['capabilities', '--refresh'])).code).toBe(0);
+    expect(await code(gpu)).toBe('runnable');
+  });
+});

@@ -35,7 +35,7 @@ async function pickNext(ctx: Ctx, opts: { json?: boolean; ttl?: string }): Promi
   const agent = ctx.agent();
   const holder = holderOf(ctx, agent);
   const ttlMs = opts.ttl ? parseDuration(opts.ttl, '--ttl') : null;
-  const { input } = loadFrontierInput(home, agent, { holder, nowMs: ctx.nowMs, cwd: ctx.cwd });
+  const { input } = await loadFrontierInput(home, agent, { holder, nowMs: ctx.nowMs, cwd: ctx.cwd });
   const runnable = runnableInOrder(prepare(input));
   const lost: string[] = [];
   for (const v of runnable) {

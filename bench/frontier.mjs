@@ -2,7 +2,7 @@
 // Benchmark: `holon frontier --json` and `holon explain ID` on generated homes of 1k and 10k items.
 // Usage: node bench/frontier.mjs [--runs 7] [--sizes 1000,10000]. Homes go to bench/.homes/ (gitignored).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -80,7 +80,7 @@ function makeHome(size) {
   return dir;
 }
 
-function timeRuns(cmdArgs, cwd) {
+function timeRuns(cmdArgs, cwd, before = () => {}) {
   const env = { ...process.env, HOLON_NOW: NOW, NO_COLOR: '1' };
   for (const k of Object.keys(env)) if (k.startsWith('HOLON_') && k !== 'HOLON_NOW') delete env[k];
   // One warm-up run builds the caches under local/, as any earlier command would have.
@@ -89,6 +89,7 @@ function timeRuns(cmdArgs, cwd) {
   const times = [];
   const cpus = [];
   for (let i = 0; i < RUNS; i++) {
+    before(i);
     const t0 = process.hrtime.bigint();
     // /usr/bin/time (when present) also reports the child's CPU time, which shared machines distort less.
     const r = TIME
@@ -116,7 +117,12 @@ for (const size of SIZES) {
   const genMs = Date.now() - t0;
   const f = timeRuns(['frontier', '--json'], dir);
   const parsed = JSON.parse(f.out);
-  rows.push([`frontier --json (${parsed.counts.runnable} runnable, ${parsed.counts.not_runnable} not)`, size, f.median, f.min, f.max, f.cpu]);
+  rows.push([`frontier --json, home unchanged (${parsed.counts.runnable} runnable)`, size, f.median, f.min, f.max, f.cpu]);
+  // After a write: one item changed before each run, so the result cache cannot be reused (the graph
+  // cache still saves parsing the other files).
+  const touched = join(dir, '.holon/agents/main/work', `${parsed.runnable[0].id}.md`);
+  const w = timeRuns(['frontier', '--json'], dir, (i) => appendFileSync(touched, `- 2026-11-30T05:0${i}:00Z a progress note\n`));
+  rows.push(['frontier --json, one item changed before each run', size, w.median, w.min, w.max, w.cpu]);
   const target = parsed.not_runnable[0]?.id ?? parsed.runnable[0]?.id;
   const e = timeRuns(['explain', target, '--json'], dir);
   rows.push(['explain ID --json', size, e.median, e.min, e.max, e.cpu]);

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Workspace } from '../core/frontier.js';
 import { VERSION } from '../version.js';
-import { writeFileAtomic } from './atomic-write.js';
+import { writeCache } from './cache-file.js';
 import { capabilityCachePath } from './capabilities.js';
 import { eventsSignature, type InputUse } from './frontier-input.js';
 import type { Listing } from './graph-index.js';
@@ -19,7 +19,7 @@ import { readWorkspace } from './workspace.js';
  * is always seen.
  */
 
-const CACHE_VERSION = 1;
+const CACHE_VERSION = 2;
 
 interface Entry {
   v: number;
@@ -29,7 +29,6 @@ interface Entry {
   workspace: Workspace | null;
   events: Record<string, string>;
   now: string;
-  text: string;
 }
 
 const statSig = (file: string) => {
@@ -52,11 +51,16 @@ export function frontierFingerprint(home: Home, agent: string, holder: string, l
 
 const cachePath = (home: Home, agent: string, limit: number | undefined) => join(home.local, 'cache', `frontier-${agent}-${limit ?? 'all'}.json`);
 
-/** The cached frontier text (pretty JSON, `now` updated) when it is still exactly what we would compute. */
+/**
+ * The cached frontier text (pretty JSON, `now` updated) when it is still exactly what we would compute.
+ * The file is one JSON header line, then the text as it was printed: a hit never parses the text.
+ */
 export function cachedFrontier(home: Home, agent: string, limit: number | undefined, fp: string, nowMs: number, nowIso: string, cwd: string): string | null {
+  let raw: string;
   let e: Entry;
   try {
-    e = JSON.parse(readFileSync(cachePath(home, agent, limit), 'utf8')) as Entry;
+    raw = readFileSync(cachePath(home, agent, limit), 'utf8');
+    e = JSON.parse(raw.slice(0, raw.indexOf('\n'))) as Entry;
   } catch {
     return null;
   }
@@ -64,7 +68,8 @@ export function cachedFrontier(home: Home, agent: string, limit: number | undefi
   if ((e.from != null && nowMs < e.from) || (e.until != null && nowMs >= e.until)) return null;
   if (e.workspace && JSON.stringify(readWorkspace(cwd)) !== JSON.stringify(e.workspace)) return null;
   for (const [a, sig] of Object.entries(e.events)) if (eventsSignature(home, a) !== sig) return null;
-  return e.text.replace(`"now": ${JSON.stringify(e.now)}`, `"now": ${JSON.stringify(nowIso)}`);
+  const text = raw.slice(raw.indexOf('\n') + 1);
+  return text.replace(`"now": ${JSON.stringify(e.now)}`, `"now": ${JSON.stringify(nowIso)}`);
 }
 
 export function storeFrontier(home: Home, agent: string, limit: number | undefined, fp: string, bounds: { from: number; until: number }, used: InputUse, now: string, text: string): void {
@@ -72,13 +77,7 @@ export function storeFrontier(home: Home, agent: string, limit: number | undefin
   for (const a of used.eventAgents) events[a] = eventsSignature(home, a);
   const e: Entry = {
     v: CACHE_VERSION, fp, from: Number.isFinite(bounds.from) ? bounds.from : null, until: Number.isFinite(bounds.until) ? bounds.until : null,
-    workspace: used.workspace, events, now, text,
+    workspace: used.workspace, events, now,
   };
-  try {
-    const path = cachePath(home, agent, limit);
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileAtomic(path, JSON.stringify(e), join(home.local, 'tmp'));
-  } catch {
-    // A read-only home computes every time.
-  }
+  writeCache(cachePath(home, agent, limit), JSON.stringify(e) + '\n' + text, join(home.local, 'tmp'));
 }

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseMarkdownRecord, RecordParseError, type RecordProblem } from '../core/record-codec.js';
 import type { WorkItem } from '../core/types.js';
 import { workFromRecord } from '../core/workitem.js';
-import { writeFileAtomic } from './atomic-write.js';
+import { writeCache } from './cache-file.js';
 import { listAgents, type Home } from './home.js';
 import { workDir } from './work-store.js';
 
@@ -180,12 +180,19 @@ export async function listAgentWork(home: Home, agent: string): Promise<Listing 
   return { agent, keys, cachePath: statPath };
 }
 
+function cachedCount(c: Record<string, Entry>): number {
+  let n = 0;
+  for (const _ in c) n++;
+  return n;
+}
+
 /** Reads the listed items: cached entries where the key still matches, a parse where it does not. */
 export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void {
   const { agent, keys, cachePath } = listing;
   const cached = readEntries(cachePath) ?? {};
   const next: Record<string, Entry> = {};
   let dirty = false;
+  let count = 0;
   const prefix = workDir(home, agent) + '/';
   for (const [name, key] of keys) {
     let entry = cached[name];
@@ -197,16 +204,13 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
       dirty = true;
     }
     next[name] = entry;
+    count++;
     if (entry[1]) out.items.push(itemOf(entry[1], id, agent));
     else if (entry[2]) out.problems.push(entry[2]);
   }
-  if (dirty || Object.keys(cached).length !== Object.keys(next).length) {
-    try {
-      mkdirSync(dirname(cachePath), { recursive: true });
-      writeFileAtomic(cachePath, JSON.stringify({ version: VERSION, entries: next }), join(home.local, 'tmp'));
-    } catch {
-      // A read-only home still works; it parses every time.
-    }
+  // A file that disappeared leaves its entry behind in `cached`: rewrite then too.
+  if (dirty || count !== cachedCount(cached)) {
+    writeCache(cachePath, JSON.stringify({ version: VERSION, entries: next }), join(home.local, 'tmp'));
   }
 }
 

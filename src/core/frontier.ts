@@ -192,7 +192,11 @@ export function computeFrontier(input: FrontierInput, opts: { limit?: number; bo
   }
   const decisions = sortVerdicts(decisionVerdicts);
   for (const c of CHANNELS) by[c] = sortVerdicts(by[c]);
-  const counts = { total: all.length + closedCount, closed: by.closed.length + closedCount, by_code: byCode } as Frontier['counts'];
+  // Whatever order the items came in, the output is the same: codes sorted, blocked ids sorted.
+  const byCodeSorted: Record<string, number> = {};
+  for (const k of Object.keys(byCode).sort()) byCodeSorted[k] = byCode[k];
+  for (const list of blocks.values()) list.sort();
+  const counts = { total: all.length + closedCount, closed: by.closed.length + closedCount, by_code: byCodeSorted } as Frontier['counts'];
   for (const c of CHANNELS) counts[c] = c === 'needs_decision' ? decisions.length : by[c].length;
   const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
   const truncated: Frontier['truncated'] = {};

@@ -34,15 +34,8 @@ const FIELDS = [
  */
 const CLOSED_FIELDS = ['status', 'class', 'decision_scope', 'superseded_by'] as const;
 
-const EMPTY: readonly never[] = Object.freeze([]);
-// Not frozen: a frozen prototype would make assigning the same keys on an item throw.
-const DEFAULTS: WorkItem = ({
-  id: '', title: '', agent: '', status: 'open', class: 'advancement_task', action: null, priority: null, created_at: '',
-  updated_at: '', revision: 0, depends_on: EMPTY as never, resume_when: EMPTY as never, requires: EMPTY as never, repo: null,
-  branch: null, write_scope: EMPTY as never, needs_decision: EMPTY as never, decision_scope: null, exclude: EMPTY as never,
-  claim: null, waits: EMPTY as never, blocker: null, successors: EMPTY as never, superseded_by: null, no_followup: null,
-  delivery: null, extra: {},
-}) as WorkItem;
+const EMPTY = Object.freeze([]) as unknown as never[];
+const NO_EXTRA = Object.freeze({}) as Record<string, unknown>;
 
 /** Only the fields the frontier reads; waits only while live (settled ones never change a verdict). */
 export function slimOf(item: WorkItem, agent: string): Slim {
@@ -53,21 +46,23 @@ export function slimOf(item: WorkItem, agent: string): Slim {
   for (const f of closed ? CLOSED_FIELDS : FIELDS) {
     let v: unknown = item[f];
     if (f === 'waits') v = item.waits.filter((w) => w.status === 'active' || w.status === 'triggered').map((w) => ({ id: w.id, kind: w.kind, resource: w.resource, status: w.status, recheck_at: w.recheck_at ?? null }));
-    if (v == null || (Array.isArray(v) && v.length === 0) || v === DEFAULTS[f]) continue;
+    if (v == null || (Array.isArray(v) && v.length === 0) || (f === 'class' && v === 'advancement_task')) continue;
     out[f] = v;
   }
   return out as Slim;
 }
 
-/**
- * A cached item: its own fields on an object whose prototype holds the defaults, so the many fields
- * an item leaves empty cost nothing to rebuild. Read-only use only (a spread would drop the defaults).
- */
+/** A cached item as a full WorkItem: one object literal, so every item has the same shape (fast to read). */
 export function itemOf(s: Slim, id: string, agent: string): WorkItem {
-  const item = Object.create(DEFAULTS) as WorkItem;
-  item.id = id;
-  item.agent = agent;
-  return Object.assign(item, s);
+  return {
+    id, title: s.title ?? '', agent: s.agent ?? agent, status: s.status ?? 'open', class: s.class ?? 'advancement_task',
+    action: s.action ?? null, priority: s.priority ?? null, created_at: s.created_at ?? '', updated_at: '',
+    revision: s.revision ?? 0, depends_on: s.depends_on ?? EMPTY, resume_when: s.resume_when ?? EMPTY,
+    requires: s.requires ?? EMPTY, repo: s.repo ?? null, branch: s.branch ?? null, write_scope: s.write_scope ?? EMPTY,
+    needs_decision: s.needs_decision ?? EMPTY, decision_scope: s.decision_scope ?? null, exclude: s.exclude ?? EMPTY,
+    claim: s.claim ?? null, waits: s.waits ?? EMPTY, blocker: s.blocker ?? null, successors: s.successors ?? EMPTY,
+    superseded_by: s.superseded_by ?? null, no_followup: null, delivery: null, extra: NO_EXTRA,
+  };
 }
 
 export interface LoadedGraph {

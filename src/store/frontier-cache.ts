@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Workspace } from '../core/frontier.js';
 import { VERSION } from '../version.js';
 import { writeCache } from './cache-file.js';
@@ -31,6 +32,8 @@ interface Entry {
   now: string;
 }
 
+const CODE = ['../core/frontier.js', '../core/frontier-checks.js', './frontier-cache.js'].map((r) => fileURLToPath(new URL(r, import.meta.url)));
+
 const statSig = (file: string) => {
   const s = statSync(file, { throwIfNoEntry: false });
   return s ? `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}` : '-';
@@ -40,6 +43,8 @@ export function frontierFingerprint(home: Home, agent: string, holder: string, l
   const h = createHash('sha1');
   h.update(`${CACHE_VERSION}\0${VERSION}\0${agent}\0${holder}\0${limit ?? 'all'}\0`);
   h.update(JSON.stringify(home.config));
+  // A rebuilt holon (new evaluator code) never serves an answer of the old one.
+  for (const f of CODE) h.update(statSig(f));
   h.update(statSig(join(agentDir(home, agent), 'AGENTS.md')));
   h.update(statSig(capabilityCachePath(home)));
   for (const l of listings) {

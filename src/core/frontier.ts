@@ -44,7 +44,7 @@ export function prepare(input: FrontierInput): Prepared {
   const cycles = new Map<string, string[]>();
   // Only items with dependencies can be on a cycle; ids without an entry end the walk.
   for (const cycle of findCycles(nodes, nodeById as Map<string, GraphNode>)) for (const id of cycle) if (!cycles.has(id)) cycles.set(id, cycle);
-  return { input, byId, cycles, gatesByKind, leasesByRepo, verbose: false, bounds };
+  return { input, byId, cycles, gatesByKind, coverMemo: new Map(), leasesByRepo, verbose: false, bounds };
 }
 
 export interface Verdict {

@@ -14,8 +14,16 @@ export function scopeProblem(glob: string): string | null {
   return null;
 }
 
+const SEGMENTS = new Map<string, string[]>();
+
+/** A glob's path segments (memoized: a frontier compares the same few globs thousands of times). */
 function segments(glob: string): string[] {
-  return glob.trim().replace(/^\.\//, '').split('/').filter((s) => s !== '' && s !== '.');
+  let segs = SEGMENTS.get(glob);
+  if (!segs) {
+    segs = glob.trim().replace(/^\.\//, '').split('/').filter((s) => s !== '' && s !== '.');
+    SEGMENTS.set(glob, segs);
+  }
+  return segs;
 }
 
 const segRegex = (seg: string) =>

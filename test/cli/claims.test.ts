@@ -31,6 +31,26 @@ describe('claims and leases', () => {
     expect((await p.json(['show', id])).claim).toMatchObject({ version: 1, epoch: 1 });
   });
 
+  it('concurrent picks without an id: each item goes to one process, the losers try the next', async () => {
+    const p = await project();
+    const a = await p.create('first', ['--priority', 'P0']);
+    const b = await p.create('second', ['--priority', 'P1']);
+    const runs = await Promise.all(Array.from({ length: 4 }, (_, i) => {
+      const child = spawnHolon(['pick', '--json'], { cwd: p.dir, env: { HOLON_ACTOR: `agent:p${i}` } });
+      let stdout = '';
+      child.stdout!.on('data', (d) => (stdout += d));
+      return exitOf(child).then((r) => ({ ...r, stdout }));
+    }));
+    const won = runs.filter((r) => r.code === 0).map((r) => JSON.parse(r.stdout).item.id);
+    expect(won.sort()).toEqual([a, b].sort());
+    for (const r of runs.filter((x) => x.code !== 0)) {
+      expect(r.code).toBe(3);
+      expect(r.stderr).toMatch(/nothing is runnable/);
+    }
+    const holders = [(await p.json(['show', a])).claim.holder, (await p.json(['show', b])).claim.holder];
+    expect(new Set(holders).size).toBe(2);
+  });
+
   it('a lease expires at its time; renew, release, transfer, compare-and-swap and idempotency keys', async () => {
     const p = await project();
     await p.h(['agent', 'add', 'b']);

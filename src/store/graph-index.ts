@@ -15,12 +15,13 @@ import { workDir } from './work-store.js';
  * the cache is small (no bodies, only live waits) so reading it is cheap at 10,000 items.
  */
 
-const VERSION = 3;
+const VERSION = 4;
 
 type Slim = Partial<WorkItem>;
 
 /** [stat key, slim item or 0, problem or 0]: arrays keep the cache short to parse. */
-type Entry = [string, Slim | 0, RecordProblem | 0];
+/** `D`: a plain done item of this agent (most of a home): nothing else about it matters here. */
+type Entry = [string, Slim | 'D' | 0, RecordProblem | 0];
 
 const FIELDS = [
   'title', 'status', 'class', 'action', 'priority', 'created_at', 'revision', 'depends_on', 'resume_when',
@@ -36,13 +37,15 @@ const CLOSED_FIELDS = ['status', 'class', 'decision_scope', 'superseded_by'] as 
 
 const EMPTY = Object.freeze([]) as unknown as never[];
 const NO_EXTRA = Object.freeze({}) as Record<string, unknown>;
+const DONE: Slim = Object.freeze({ status: 'done' as const });
 
 /** Only the fields the frontier reads; waits only while live (settled ones never change a verdict). */
-export function slimOf(item: WorkItem, agent: string): Slim {
+export function slimOf(item: WorkItem, agent: string): Slim | 'D' {
   const out: Record<string, unknown> = {};
   // id is the file name; agent is the folder unless the record says otherwise.
   if (item.agent !== agent) out.agent = item.agent;
   const closed = item.status === 'done' || Boolean(item.superseded_by);
+  if (item.status === 'done' && !item.superseded_by && item.class !== 'user_gate' && item.agent === agent) return 'D';
   for (const f of closed ? CLOSED_FIELDS : FIELDS) {
     let v: unknown = item[f];
     if (f === 'waits') v = item.waits.filter((w) => w.status === 'active' || w.status === 'triggered').map((w) => ({ id: w.id, kind: w.kind, resource: w.resource, status: w.status, recheck_at: w.recheck_at ?? null }));
@@ -53,7 +56,8 @@ export function slimOf(item: WorkItem, agent: string): Slim {
 }
 
 /** A cached item as a full WorkItem: one object literal, so every item has the same shape (fast to read). */
-export function itemOf(s: Slim, id: string, agent: string): WorkItem {
+export function itemOf(s: Slim | 'D', id: string, agent: string): WorkItem {
+  if (s === 'D') s = DONE;
   return {
     id, title: s.title ?? '', agent: s.agent ?? agent, status: s.status ?? 'open', class: s.class ?? 'advancement_task',
     action: s.action ?? null, priority: s.priority ?? null, created_at: s.created_at ?? '', updated_at: '',

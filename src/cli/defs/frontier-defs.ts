@@ -24,7 +24,7 @@ export function defineFrontierCommands(program: Command): void {
     .argument('[id]', 'WorkItem id or unique prefix (default: the focus)')
     .description('every frontier check for one item, in order, with pass/fail, code and detail')
     .option('--json', 'print as JSON')
-    .action(lazy(() => import('../commands/frontier.js'), 'runExplain'));
+    .action(lazy(() => import('../commands/explain.js'), 'runExplain'));
 
   program
     .command('decide')

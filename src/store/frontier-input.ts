@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { yamlLib } from '../core/yaml-lib.js';
 import type { FrontierInput, Workspace } from '../core/frontier.js';
 import type { RecordProblem } from '../core/record-codec.js';
 import { capabilityStates } from './capabilities.js';
@@ -22,7 +22,7 @@ export function admittedEventResources(home: Home, agent: string): Set<string> {
   }
   for (const f of names) {
     try {
-      const d = parseYaml(readFileSync(join(dir, f), 'utf8')) as Record<string, unknown> | null;
+      const d = yamlLib().parse(readFileSync(join(dir, f), 'utf8')) as Record<string, unknown> | null;
       if (d && d.status === 'admitted' && d.resource != null) out.add(String(d.resource));
     } catch {
       // A broken event record is `holon check`'s to report; it satisfies nothing here.

@@ -122,7 +122,13 @@ for (const size of SIZES) {
   // cache still saves parsing the other files).
   const touched = join(dir, '.holon/agents/main/work', `${parsed.runnable[0].id}.md`);
   const w = timeRuns(['frontier', '--json'], dir, (i) => appendFileSync(touched, `- 2026-11-30T05:0${i}:00Z a progress note\n`));
-  rows.push(['frontier --json, one item changed before each run', size, w.median, w.min, w.max, w.cpu]);
+  rows.push(['frontier --json, a progress note before each run', size, w.median, w.min, w.max, w.cpu]);
+  // A change the frontier reads (priority): the answer is computed again.
+  const g = timeRuns(['frontier', '--json'], dir, (i) => {
+    const text = readFileSync(touched, 'utf8').replace(/^priority: .*\n/m, '');
+    writeFileSync(touched, text.replace(/^(class: .*\n)/m, `$1priority: "P${i % 5}"\n`));
+  });
+  rows.push(['frontier --json, a priority changed before each run', size, g.median, g.min, g.max, g.cpu]);
   const target = parsed.not_runnable[0]?.id ?? parsed.runnable[0]?.id;
   const e = timeRuns(['explain', target, '--json'], dir);
   rows.push(['explain ID --json', size, e.median, e.min, e.max, e.cpu]);

@@ -20,11 +20,14 @@ import { readWorkspace } from './workspace.js';
  * is always seen.
  */
 
-const CACHE_VERSION = 2;
+const CACHE_VERSION = 3;
 
-interface Entry {
+interface Header {
   v: number;
+  /** Fingerprint over the files' keys: a match needs no graph at all. */
   fp: string;
+  /** Fingerprint over the loaded graph's content: a match after a body-only edit (progress, evidence). */
+  gfp: string;
   from: number | null;
   until: number | null;
   workspace: Workspace | null;
@@ -32,14 +35,20 @@ interface Entry {
   now: string;
 }
 
-const CODE = ['../core/frontier.js', '../core/frontier-checks.js', './frontier-cache.js'].map((r) => fileURLToPath(new URL(r, import.meta.url)));
+export interface CachedFrontier {
+  header: Header;
+  text: string;
+}
+
+const CODE = ['../core/frontier.js', '../core/frontier-checks.js', './frontier-cache.js', './graph-index.js'].map((r) => fileURLToPath(new URL(r, import.meta.url)));
 
 const statSig = (file: string) => {
   const s = statSync(file, { throwIfNoEntry: false });
   return s ? `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}` : '-';
 };
 
-export function frontierFingerprint(home: Home, agent: string, holder: string, limit: number | undefined, listings: Listing[]): string {
+/** Everything but the work items: code, agent, holder, limit, holon.yaml, AGENTS.md, capability cache. */
+function baseHash(home: Home, agent: string, holder: string, limit: number | undefined) {
   const h = createHash('sha1');
   h.update(`${CACHE_VERSION}\0${VERSION}\0${agent}\0${holder}\0${limit ?? 'all'}\0`);
   h.update(JSON.stringify(home.config));
@@ -47,6 +56,11 @@ export function frontierFingerprint(home: Home, agent: string, holder: string, l
   for (const f of CODE) h.update(statSig(f));
   h.update(statSig(join(agentDir(home, agent), 'AGENTS.md')));
   h.update(statSig(capabilityCachePath(home)));
+  return h;
+}
+
+export function frontierFingerprint(home: Home, agent: string, holder: string, limit: number | undefined, listings: Listing[]): string {
+  const h = baseHash(home, agent, holder, limit);
   for (const l of listings) {
     h.update(`\0${l.agent}\0`);
     for (const [name, key] of l.keys) h.update(`${name}=${key}\n`);
@@ -54,35 +68,48 @@ export function frontierFingerprint(home: Home, agent: string, holder: string, l
   return h.digest('hex');
 }
 
+export function graphFingerprint(home: Home, agent: string, holder: string, limit: number | undefined, digest: Record<string, number>): string {
+  const h = baseHash(home, agent, holder, limit);
+  for (const a of Object.keys(digest).sort()) h.update(`\0${a}\0${digest[a]}`);
+  return h.digest('hex');
+}
+
 const cachePath = (home: Home, agent: string, limit: number | undefined) => join(home.local, 'cache', `frontier-${agent}-${limit ?? 'all'}.json`);
 
-/**
- * The cached frontier text (pretty JSON, `now` updated) when it is still exactly what we would compute.
- * The file is one JSON header line, then the text as it was printed: a hit never parses the text.
- */
-export function cachedFrontier(home: Home, agent: string, limit: number | undefined, fp: string, nowMs: number, nowIso: string, cwd: string): string | null {
-  let raw: string;
-  let e: Entry;
+/** The last answer: one JSON header line, then the text as it was printed (never parsed on reuse). */
+export function readCachedFrontier(home: Home, agent: string, limit: number | undefined): CachedFrontier | null {
   try {
-    raw = readFileSync(cachePath(home, agent, limit), 'utf8');
-    e = JSON.parse(raw.slice(0, raw.indexOf('\n'))) as Entry;
+    const raw = readFileSync(cachePath(home, agent, limit), 'utf8');
+    const nl = raw.indexOf('\n');
+    const header = JSON.parse(raw.slice(0, nl)) as Header;
+    return header.v === CACHE_VERSION ? { header, text: raw.slice(nl + 1) } : null;
   } catch {
     return null;
   }
-  if (e.v !== CACHE_VERSION || e.fp !== fp) return null;
-  if ((e.from != null && nowMs < e.from) || (e.until != null && nowMs >= e.until)) return null;
-  if (e.workspace && JSON.stringify(readWorkspace(cwd)) !== JSON.stringify(e.workspace)) return null;
-  for (const [a, sig] of Object.entries(e.events)) if (eventsSignature(home, a) !== sig) return null;
-  const text = raw.slice(raw.indexOf('\n') + 1);
-  return text.replace(`"now": ${JSON.stringify(e.now)}`, `"now": ${JSON.stringify(nowIso)}`);
 }
 
-export function storeFrontier(home: Home, agent: string, limit: number | undefined, fp: string, bounds: { from: number; until: number }, used: InputUse, now: string, text: string): void {
+/** Whether the inputs outside the fingerprints are as they were: the clock window, the checkout, events. */
+export function stillValid(home: Home, h: Header, nowMs: number, cwd: string): boolean {
+  if ((h.from != null && nowMs < h.from) || (h.until != null && nowMs >= h.until)) return false;
+  if (h.workspace && JSON.stringify(readWorkspace(cwd)) !== JSON.stringify(h.workspace)) return false;
+  for (const [a, sig] of Object.entries(h.events)) if (eventsSignature(home, a) !== sig) return false;
+  return true;
+}
+
+/** The cached text with `now` set to this call's time. */
+export function reuseText(c: CachedFrontier, nowIso: string): string {
+  return c.text.replace(`"now": ${JSON.stringify(c.header.now)}`, `"now": ${JSON.stringify(nowIso)}`);
+}
+
+export function storeFrontier(home: Home, agent: string, limit: number | undefined, h: Omit<Header, 'v'>, text: string): void {
+  writeCache(cachePath(home, agent, limit), JSON.stringify({ v: CACHE_VERSION, ...h }) + '\n' + text, join(home.local, 'tmp'));
+}
+
+export function headerFor(fp: string, gfp: string, bounds: { from: number; until: number }, used: InputUse, home: Home, now: string): Omit<Header, 'v'> {
   const events: Record<string, string> = {};
   for (const a of used.eventAgents) events[a] = eventsSignature(home, a);
-  const e: Entry = {
-    v: CACHE_VERSION, fp, from: Number.isFinite(bounds.from) ? bounds.from : null, until: Number.isFinite(bounds.until) ? bounds.until : null,
+  return {
+    fp, gfp, from: Number.isFinite(bounds.from) ? bounds.from : null, until: Number.isFinite(bounds.until) ? bounds.until : null,
     workspace: used.workspace, events, now,
   };
-  writeCache(cachePath(home, agent, limit), JSON.stringify(e) + '\n' + text, join(home.local, 'tmp'));
 }

@@ -15,13 +15,13 @@ import { workDir } from './work-store.js';
  * the cache is small (no bodies, only live waits) so reading it is cheap at 10,000 items.
  */
 
-const VERSION = 4;
+const VERSION = 5;
 
 type Slim = Partial<WorkItem>;
 
 /** [stat key, slim item or 0, problem or 0]: arrays keep the cache short to parse. */
 /** `D`: a plain done item of this agent (most of a home): nothing else about it matters here. */
-type Entry = [string, Slim | 'D' | 0, RecordProblem | 0];
+type Entry = [string, Slim | 'D' | 0, RecordProblem | 0, number];
 
 const FIELDS = [
   'title', 'status', 'class', 'action', 'priority', 'created_at', 'revision', 'depends_on', 'resume_when',
@@ -72,6 +72,21 @@ export function itemOf(s: Slim | 'D', id: string, agent: string): WorkItem {
 export interface LoadedGraph {
   items: WorkItem[];
   problems: RecordProblem[];
+  /**
+   * A digest of what was loaded (per agent: the XOR of each entry's content hash), independent of the
+   * files' bytes elsewhere: a progress note changes a file but not this, so a cached answer stays valid.
+   */
+  digest: Record<string, number>;
+}
+
+/** 32-bit FNV-1a of a string: a cheap content hash, computed only when a file is parsed. */
+function fnv(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
 }
 
 function parseEntry(file: string, id: string, agent: string, key: string): Entry | null {
@@ -82,9 +97,10 @@ function parseEntry(file: string, id: string, agent: string, key: string): Entry
     return null;
   }
   try {
-    return [key, slimOf(workFromRecord(parseMarkdownRecord(text, file), file, id).item, agent), 0];
+    const slim = slimOf(workFromRecord(parseMarkdownRecord(text, file), file, id).item, agent);
+    return [key, slim, 0, fnv(`${id}\n${JSON.stringify(slim)}`)];
   } catch (err) {
-    if (err instanceof RecordParseError) return [key, 0, err.problem];
+    if (err instanceof RecordParseError) return [key, 0, err.problem, fnv(`${id}\n${JSON.stringify(err.problem)}`)];
     throw err;
   }
 }
@@ -192,6 +208,7 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
   const entries = readEntries(cachePath) ?? {};
   let dirty = false;
   let count = 0;
+  let digest = 0;
   const prefix = workDir(home, agent) + '/';
   for (const [name, key] of keys) {
     let entry = entries[name];
@@ -203,6 +220,7 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
       dirty = true;
     }
     count++;
+    digest = (digest ^ entry[3]) >>> 0;
     if (entry[1]) out.items.push(itemOf(entry[1], id, agent));
     else if (entry[2]) out.problems.push(entry[2]);
   }
@@ -211,6 +229,7 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
     for (const name of Object.keys(entries)) if (!keys.has(name)) delete entries[name];
     dirty = true;
   }
+  out.digest[agent] = digest;
   if (dirty) writeCache(cachePath, JSON.stringify({ version: VERSION, entries }), join(home.local, 'tmp'));
 }
 
@@ -224,7 +243,7 @@ export async function listAll(home: Home, agents = listAgents(home)): Promise<Li
 }
 
 export function loadListings(home: Home, listings: Listing[]): LoadedGraph {
-  const out: LoadedGraph = { items: [], problems: [] };
+  const out: LoadedGraph = { items: [], problems: [], digest: {} };
   // Listing order (directory order) is not sorted: the evaluator orders everything it prints itself.
   for (const l of listings) loadListed(home, l, out);
   return out;

@@ -106,6 +106,9 @@ describe('frontier, explain and decide (seed 002)', () => {
     const a = await p.create('A', ['--priority', 'P2']);
     const b = await p.create('B', ['--priority', 'P3']);
     expect((await p.json(['frontier'])).runnable.map((r: any) => r.id)).toEqual([a, b]);
+    // A progress note changes the file, not the frontier; the answer stays right.
+    expect((await p.h(['progress', b, 'looked at it'])).code).toBe(0);
+    expect((await p.json(['frontier'])).runnable.map((r: any) => r.id)).toEqual([a, b]);
     handEdit(p, b, 'priority: "P3"', 'priority: "P0"');
     expect((await p.json(['frontier'])).runnable.map((r: any) => r.id)).toEqual([b, a]);
     handEdit(p, a, 'status: "open"', 'status: "done"');

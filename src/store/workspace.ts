@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Workspace } from '../core/frontier.js';
 
 /**
@@ -9,6 +9,59 @@ import type { Workspace } from '../core/frontier.js';
  * of one repository share an identity).
  */
 export function readWorkspace(cwd: string): Workspace {
+  return readWorkspaceFiles(cwd) ?? readWorkspaceGit(cwd);
+}
+
+/**
+ * The same answer read from the .git files (HEAD, the worktree's gitdir and commondir), which costs
+ * no process. Anything unusual (GIT_DIR set, no symbolic HEAD we can read, reftable) returns null and
+ * real git answers instead.
+ */
+function readWorkspaceFiles(cwd: string): Workspace | null {
+  if (process.env.GIT_DIR || process.env.GIT_WORK_TREE || process.env.GIT_COMMON_DIR) return null;
+  let dir = cwd;
+  for (;;) {
+    const dotGit = join(dir, '.git');
+    let gitDir: string | null = null;
+    try {
+      const st = statSync(dotGit);
+      if (st.isDirectory()) gitDir = dotGit;
+      else {
+        const m = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(dotGit, 'utf8'));
+        if (!m) return null;
+        gitDir = isAbsolute(m[1]) ? m[1] : join(dir, m[1]);
+      }
+    } catch {
+      gitDir = null;
+    }
+    if (gitDir) {
+      try {
+        const head = readFileSync(join(gitDir, 'HEAD'), 'utf8').trim();
+        let common = gitDir;
+        try {
+          const c = readFileSync(join(gitDir, 'commondir'), 'utf8').trim();
+          common = isAbsolute(c) ? c : join(gitDir, c);
+        } catch {
+          // A main checkout: the git dir is the common dir.
+        }
+        let branch: string | null = null;
+        if (head.startsWith('ref: ')) {
+          const ref = head.slice(5).trim();
+          if (!ref.startsWith('refs/heads/') || ref.endsWith('/.invalid')) return null;
+          branch = ref.slice('refs/heads/'.length);
+        } else if (!/^[0-9a-f]{40,64}$/.test(head)) return null;
+        return identity(dir, common, branch);
+      } catch {
+        return null;
+      }
+    }
+    const up = dirname(dir);
+    if (up === dir) return null;
+    dir = up;
+  }
+}
+
+export function readWorkspaceGit(cwd: string): Workspace {
   let lines: string[];
   try {
     lines = execFileSync('git', ['rev-parse', '--show-toplevel', '--git-common-dir', '--abbrev-ref', 'HEAD'], { cwd, stdio: ['ignore', 'pipe', 'ignore'], encoding: 'utf8' }).trim().split('\n');
@@ -17,6 +70,11 @@ export function readWorkspace(cwd: string): Workspace {
   }
   const [top, commonRaw, head] = lines;
   const common = isAbsolute(commonRaw) ? commonRaw : join(cwd, commonRaw);
+  return identity(top, common, head && head !== 'HEAD' ? head : null);
+}
+
+function identity(top: string, commonDir: string, branch: string | null): Workspace {
+  const common = resolve(commonDir);
   const mainFolder = basename(common) === '.git' ? basename(dirname(common)) : basename(common).replace(/\.git$/, '');
   const url = originUrl(common);
   const ids = new Set<string>();
@@ -33,7 +91,7 @@ export function readWorkspace(cwd: string): Workspace {
   }
   ids.add(mainFolder);
   ids.add(basename(top));
-  return { git: true, repo_ids: [...ids], repo: repo ?? mainFolder, branch: head && head !== 'HEAD' ? head : null };
+  return { git: true, repo_ids: [...ids], repo: repo ?? mainFolder, branch };
 }
 
 function originUrl(commonDir: string): string | null {

@@ -1,6 +1,11 @@
 #!/usr/bin/env node
-import { main } from '../dist/cli/main.js';
+import v8 from 'node:v8';
 
+// A command runs for a fraction of a second: optimizing compilation costs more CPU than it saves.
+// The long-running watch keeps it.
+if (process.argv[2] !== 'watch' && !process.env.HOLON_V8_OPT) v8.setFlagsFromString('--no-opt');
+
+const { main } = await import('../dist/cli/main.js');
 const code = await main(process.argv.slice(2));
 // process.exit drops output still queued for a pipe (large --json): exit once stdout has drained.
 if (process.stdout.writableLength > 0) process.stdout.once('drain', () => process.exit(code));

@@ -15,7 +15,7 @@ import { workDir } from './work-store.js';
  * the cache is small (no bodies, only live waits) so reading it is cheap at 10,000 items.
  */
 
-const VERSION = 5;
+const VERSION = 6;
 
 type Slim = Partial<WorkItem>;
 
@@ -24,9 +24,11 @@ type Slim = Partial<WorkItem>;
 type Entry = [string, Slim | 'D' | 0, RecordProblem | 0, number];
 
 const FIELDS = [
-  'title', 'status', 'class', 'action', 'priority', 'created_at', 'revision', 'depends_on', 'resume_when',
+  // Only what the evaluator or the frontier's output reads: revision, action and successors change on
+  // writes that never change a verdict, and leaving them out lets a cached answer survive those writes.
+  'title', 'status', 'class', 'priority', 'created_at', 'depends_on', 'resume_when',
   'requires', 'repo', 'branch', 'write_scope', 'needs_decision', 'decision_scope', 'exclude', 'claim', 'waits', 'blocker',
-  'successors', 'superseded_by',
+  'superseded_by',
 ] as const;
 
 /**

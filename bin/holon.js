@@ -3,7 +3,10 @@ import v8 from 'node:v8';
 
 // A command runs for a fraction of a second: optimizing compilation costs more CPU than it saves.
 // The long-running watch keeps it.
-if (process.argv[2] !== 'watch' && !process.env.HOLON_V8_OPT) v8.setFlagsFromString('--no-opt');
+if (!process.argv.slice(2).includes('watch') && !process.env.HOLON_V8_OPT) v8.setFlagsFromString('--no-opt');
+
+// A reader that stops early (`holon frontier | head`) is not an error.
+process.stdout.on('error', (err) => process.exit(err.code === 'EPIPE' ? 0 : 1));
 
 const { main } = await import('../dist/cli/main.js');
 const code = await main(process.argv.slice(2));

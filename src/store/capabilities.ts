@@ -1,8 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CapabilityState } from '../core/frontier.js';
 import { readAgent } from './agents.js';
-import type { Home } from './home.js';
+import { writeCache } from './cache-file.js';
+import { agentDir, type Home } from './home.js';
 
 /**
  * Capabilities: what this environment can do. Declared in holon.yaml (`capabilities: {name: {probe}}`)
@@ -44,14 +45,32 @@ export function readCapabilityCache(home: Home): CapabilityCache {
   return { version: 1, checked_at: null, results: {} };
 }
 
+/**
+ * The capabilities an agent's AGENTS.md lists, cached by the file's inode/size/mtime/ctime in
+ * local/cache/agent-caps-A.json: the frontier reads them on every recomputation, and parsing the front
+ * matter is what would otherwise load the yaml library.
+ */
 function agentCapabilities(home: Home, agent: string | null): string[] {
   if (!agent) return [];
+  const file = join(agentDir(home, agent), 'AGENTS.md');
+  const s = statSync(file, { throwIfNoEntry: false });
+  const key = s ? `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}` : null;
+  const cache = join(home.local, 'cache', `agent-caps-${agent}.json`);
+  try {
+    const c = JSON.parse(readFileSync(cache, 'utf8')) as { key: string; caps: string[] };
+    if (key && c.key === key) return c.caps;
+  } catch {
+    // No cache: parse.
+  }
+  let caps: string[] = [];
   try {
     const v = readAgent(home, agent).config.capabilities;
-    return Array.isArray(v) ? v.map(String) : typeof v === 'string' ? [v] : [];
+    caps = Array.isArray(v) ? v.map(String) : typeof v === 'string' ? [v] : [];
   } catch {
     return [];
   }
+  if (key) writeCache(cache, JSON.stringify({ key, caps }), join(home.local, 'tmp'));
+  return caps;
 }
 
 export function declaredCapabilities(home: Home, agent: string | null): Declared[] {

@@ -72,7 +72,9 @@ export function itemOf(s: Slim | 'D', id: string, agent: string): WorkItem {
 }
 
 export interface LoadedGraph {
-  items: WorkItem[];
+  readonly items: WorkItem[];
+  /** Loaded entries as (slim, id, agent) triples, before they become items. */
+  slims: Array<Slim | 'D' | string>;
   problems: RecordProblem[];
   /**
    * A digest of what was loaded (per agent: the XOR of each entry's content hash), independent of the
@@ -223,7 +225,7 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
     }
     count++;
     digest = (digest ^ entry[3]) >>> 0;
-    if (entry[1]) out.items.push(itemOf(entry[1], id, agent));
+    if (entry[1]) out.slims.push(entry[1], id, agent);
     else if (entry[2]) out.problems.push(entry[2]);
   }
   if (count !== cachedCount(entries)) {
@@ -245,7 +247,21 @@ export async function listAll(home: Home, agents = listAgents(home)): Promise<Li
 }
 
 export function loadListings(home: Home, listings: Listing[]): LoadedGraph {
-  const out: LoadedGraph = { items: [], problems: [], digest: {} };
+  const slims: Array<Slim | 'D' | string> = [];
+  let items: WorkItem[] | undefined;
+  const out: LoadedGraph = {
+    slims,
+    problems: [],
+    digest: {},
+    // Built on first use: a frontier whose answer is reused (same digest) never needs the items.
+    get items() {
+      if (!items) {
+        items = [];
+        for (let i = 0; i < slims.length; i += 3) items.push(itemOf(slims[i] as Slim | 'D', slims[i + 1] as string, slims[i + 2] as string));
+      }
+      return items;
+    },
+  };
   // Listing order (directory order) is not sorted: the evaluator orders everything it prints itself.
   for (const l of listings) loadListed(home, l, out);
   return out;

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseHolonFrontMatter } from '../core/holon-yaml.js';
 import { parseMarkdownRecord, RecordParseError, type RecordProblem } from '../core/record-codec.js';
 import type { WorkItem } from '../core/types.js';
 import { workFromRecord } from '../core/workitem.js';
@@ -93,6 +94,20 @@ function fnv(text: string): number {
   return h >>> 0;
 }
 
+/** The item, through the fast parser for holon's own YAML when it applies, else the full record codec. */
+function readItem(text: string, file: string, id: string): WorkItem {
+  const data = parseHolonFrontMatter(text);
+  if (data) {
+    try {
+      return workFromRecord({ data, entries: [], body: '' }, file, id).item;
+    } catch (err) {
+      if (!(err instanceof RecordParseError)) throw err;
+      // Invalid: the full parse below reports it with its line.
+    }
+  }
+  return workFromRecord(parseMarkdownRecord(text, file), file, id).item;
+}
+
 function parseEntry(file: string, id: string, agent: string, key: string): Entry | null {
   let text: string;
   try {
@@ -101,7 +116,7 @@ function parseEntry(file: string, id: string, agent: string, key: string): Entry
     return null;
   }
   try {
-    const slim = slimOf(workFromRecord(parseMarkdownRecord(text, file), file, id).item, agent);
+    const slim = slimOf(readItem(text, file, id), agent);
     return [key, slim, 0, fnv(`${id}\n${JSON.stringify(slim)}`)];
   } catch (err) {
     if (err instanceof RecordParseError) return [key, 0, err.problem, fnv(`${id}\n${JSON.stringify(err.problem)}`)];

@@ -95,7 +95,7 @@ function fnv(text: string): number {
 }
 
 /** The item, through the fast parser for holon's own YAML when it applies, else the full record codec. */
-function readItem(text: string, file: string, id: string): WorkItem {
+export function readItem(text: string, file: string, id: string): WorkItem {
   const data = parseHolonFrontMatter(text);
   if (data) {
     try {

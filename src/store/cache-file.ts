@@ -1,4 +1,4 @@
-import { mkdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
@@ -22,4 +22,13 @@ export function writeCache(path: string, text: string, tmpDir: string): void {
   } catch {
     // Caches are optional.
   }
+}
+
+/**
+ * A file's identity for caches: inode, size, mtime and ctime. holon writes by rename (new inode);
+ * editors and `git checkout` change mtime/ctime; so any change gives a new key. Null when absent.
+ */
+export function fileKey(path: string): string | null {
+  const s = statSync(path, { throwIfNoEntry: false });
+  return s ? `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}` : null;
 }

@@ -1,8 +1,8 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CapabilityState } from '../core/frontier.js';
 import { readAgent } from './agents.js';
-import { writeCache } from './cache-file.js';
+import { fileKey, writeCache } from './cache-file.js';
 import { agentDir, type Home } from './home.js';
 
 /**
@@ -53,8 +53,7 @@ export function readCapabilityCache(home: Home): CapabilityCache {
 function agentCapabilities(home: Home, agent: string | null): string[] {
   if (!agent) return [];
   const file = join(agentDir(home, agent), 'AGENTS.md');
-  const s = statSync(file, { throwIfNoEntry: false });
-  const key = s ? `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}` : null;
+  const key = fileKey(file);
   const cache = join(home.local, 'cache', `agent-caps-${agent}.json`);
   try {
     const c = JSON.parse(readFileSync(cache, 'utf8')) as { key: string; caps: string[] };

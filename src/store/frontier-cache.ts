@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Workspace } from '../core/frontier.js';
 import { VERSION } from '../version.js';
-import { writeCache } from './cache-file.js';
+import { fileKey, writeCache } from './cache-file.js';
 import { capabilityCachePath } from './capabilities.js';
 import { eventsSignature, type InputUse } from './frontier-input.js';
 import type { Listing } from './graph-index.js';
@@ -42,10 +42,7 @@ export interface CachedFrontier {
 
 const CODE = ['../core/frontier.js', '../core/frontier-checks.js', './frontier-cache.js', './graph-index.js'].map((r) => fileURLToPath(new URL(r, import.meta.url)));
 
-const statSig = (file: string) => {
-  const s = statSync(file, { throwIfNoEntry: false });
-  return s ? `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}` : '-';
-};
+const statSig = (file: string) => fileKey(file) ?? '-';
 
 /** Everything but the work items: code, agent, holder, limit, holon.yaml, AGENTS.md, capability cache. */
 function baseHash(home: Home, agent: string, holder: string, limit: number | undefined) {

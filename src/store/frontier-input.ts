@@ -1,8 +1,9 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { yamlLib } from '../core/yaml-lib.js';
 import type { FrontierInput, Workspace } from '../core/frontier.js';
 import type { RecordProblem } from '../core/record-codec.js';
+import { fileKey } from './cache-file.js';
 import { capabilityStates } from './capabilities.js';
 import { loadGraph, type LoadedGraph } from './graph-index.js';
 import { agentDir, type Home } from './home.js';
@@ -40,10 +41,7 @@ export function eventsSignature(home: Home, agent: string): string {
   } catch {
     return '';
   }
-  return names.map((n) => {
-    const s = statSync(join(dir, n), { throwIfNoEntry: false });
-    return s ? `${n}:${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}` : n;
-  }).join('|');
+  return names.map((n) => `${n}:${fileKey(join(dir, n)) ?? '-'}`).join('|');
 }
 
 /** What the evaluation looked at beyond the work files (for the result cache). */

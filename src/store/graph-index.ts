@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseHolonFrontMatter } from '../core/holon-yaml.js';
 import { parseMarkdownRecord, RecordParseError, type RecordProblem } from '../core/record-codec.js';
 import type { WorkItem } from '../core/types.js';
 import { workFromRecord } from '../core/workitem.js';
-import { writeCache } from './cache-file.js';
+import { fileKey, writeCache } from './cache-file.js';
 import { listAgents, type Home } from './home.js';
 import { workDir } from './work-store.js';
 
@@ -167,8 +167,8 @@ function statKeys(dir: string): Map<string, string> | null {
   const prefix = dir + '/';
   for (const name of names) {
     if (!name.endsWith('.md')) continue;
-    const s = statSync(prefix + name, { throwIfNoEntry: false });
-    if (s) keys.set(name, `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`);
+    const key = fileKey(prefix + name);
+    if (key) keys.set(name, key);
   }
   return keys;
 }

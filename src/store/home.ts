@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { yamlLib } from '../core/yaml-lib.js';
-import { writeCache } from './cache-file.js';
+import { fileKey, writeCache } from './cache-file.js';
 import { HolonError, invalid, notFound } from '../core/errors.js';
 import { assertSafeId, closeMatches } from '../core/ids.js';
 
@@ -60,8 +60,7 @@ export function findHomeDir(opts: { home?: string; cwd: string; env: NodeJS.Proc
 
 /** holon.yaml as parsed, cached in local/cache/config.json by the file's inode/size/mtime/ctime. */
 function readRawConfig(dir: string, file: string): unknown {
-  const s = statSync(file, { throwIfNoEntry: false });
-  const key = s ? `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}` : null;
+  const key = fileKey(file);
   const cache = join(dir, 'local', 'cache', 'config.json');
   try {
     const c = JSON.parse(readFileSync(cache, 'utf8')) as { key: string; raw: unknown };

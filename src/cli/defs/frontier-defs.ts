@@ -83,8 +83,10 @@ export function defineFrontierCommands(program: Command): void {
     .option('--branch <name>', 'branch the checkout must be on (none clears it)')
     .option('--decision-scope <scope>', 'for a user_gate: kind:granularity:key (none clears it)');
   for (const [flag, what] of LIST_FLAGS) {
-    edit.option(`--add-${flag} <values>`, `add ${what} (comma-separated or repeated)`, flag === 'resume-when' || flag === 'needs-decision' ? collect : list);
-    edit.option(`--remove-${flag} <values>`, `remove ${what}`, flag === 'resume-when' || flag === 'needs-decision' ? collect : list);
+    // Scopes and conditions may hold commas: those flags repeat instead of splitting.
+    const repeatOnly = flag === 'resume-when' || flag === 'needs-decision';
+    edit.option(`--add-${flag} <values>`, `add ${what} (${repeatOnly ? 'repeatable' : 'comma-separated or repeated'})`, repeatOnly ? collect : list);
+    edit.option(`--remove-${flag} <values>`, `remove ${what}`, repeatOnly ? collect : list);
   }
   edit.option('--json', 'print the updated WorkItem as JSON').action(lazy(() => import('../commands/edit.js')));
 

@@ -3,6 +3,7 @@ import { VERSION } from '../version.js';
 import { defineWorkCommands } from './defs/work-defs.js';
 import { defineWatchCommands } from './defs/watch-defs.js';
 import { defineWaitCommands } from './defs/waits-defs.js';
+import { defineFrontierCommands } from './defs/frontier-defs.js';
 
 /** The command tree. Definitions are cheap; each handler module is imported only when its command runs. */
 export function buildProgram(): Command {
@@ -16,6 +17,7 @@ export function buildProgram(): Command {
   defineWorkCommands(program);
   defineWatchCommands(program);
   defineWaitCommands(program);
+  defineFrontierCommands(program);
   configureErrors(program);
   return program;
 }

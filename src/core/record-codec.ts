@@ -1,4 +1,4 @@
-import { parse as parseYaml, stringify as stringifyYaml, YAMLParseError } from 'yaml';
+import { yamlLib } from './yaml-lib.js';
 
 /**
  * Text <-> data for holon records (Markdown with YAML front matter, or plain YAML).
@@ -48,7 +48,7 @@ export function conflictLine(text: string): number {
 }
 
 function yamlProblem(file: string, err: unknown, lineOffset: number, example: string): RecordProblem {
-  if (err instanceof YAMLParseError) {
+  if (err instanceof yamlLib().YAMLParseError) {
     const line = (err.linePos?.[0].line ?? 1) + lineOffset;
     return { file, line, message: `bad YAML: ${err.message.split('\n')[0]}`, fix: example };
   }
@@ -120,7 +120,7 @@ function parseYamlMap(yamlText: string, file: string, lineOffset: number, exampl
   let data: unknown;
   try {
     // YAML 1.2 core schema: timestamps stay strings, which is what we want.
-    data = parseYaml(yamlText, { uniqueKeys: true, prettyErrors: true });
+    data = yamlLib().parse(yamlText, { uniqueKeys: true, prettyErrors: true });
   } catch (err) {
     throw new RecordParseError(yamlProblem(file, err, lineOffset, example));
   }
@@ -133,7 +133,7 @@ function parseYamlMap(yamlText: string, file: string, lineOffset: number, exampl
 
 /** Deterministic YAML for one value: strings always double-quoted, no line folding. */
 export function yamlValue(value: unknown): string {
-  return stringifyYaml(value, { defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN', lineWidth: 0, indent: 2 }).replace(/\n$/, '');
+  return yamlLib().stringify(value, { defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN', lineWidth: 0, indent: 2 }).replace(/\n$/, '');
 }
 
 function emitEntry(key: string, value: unknown): string {

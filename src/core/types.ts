@@ -38,6 +38,8 @@ export interface Claim {
   version: number;
   epoch: number;
   key?: string | null;
+  /** The lease length it was granted with (renew reuses it). */
+  ttl?: string | null;
 }
 
 export interface Blocker {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { yamlLib } from '../core/yaml-lib.js';
 import { yamlValue } from '../core/record-codec.js';
 import { iso } from '../core/time.js';
 import { writeFileAtomic } from './atomic-write.js';
@@ -20,7 +20,7 @@ const focusFile = (home: Home, agent: string) => join(agentDir(home, agent), 'fo
 
 export function readFocus(home: Home, agent: string): Focus {
   try {
-    const d = parseYaml(readFileSync(focusFile(home, agent), 'utf8')) as Partial<Focus> | null;
+    const d = yamlLib().parse(readFileSync(focusFile(home, agent), 'utf8')) as Partial<Focus> | null;
     return { work_item: d?.work_item ? String(d.work_item) : null, since: d?.since ? String(d.since) : null };
   } catch {
     return { work_item: null, since: null };

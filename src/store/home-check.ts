@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkGraph } from '../core/graph-check.js';
+import { graphFieldProblems } from '../core/graph-fields.js';
 import { conflictLine, parseMarkdownRecord, parseYamlRecord, RecordParseError, type RecordProblem } from '../core/record-codec.js';
 import { agentDir, agentsDir, listAgents, type Home } from './home.js';
 import { loadAllWork } from './work-index.js';
@@ -82,6 +83,9 @@ export function checkHome(home: Home): RecordProblem[] {
   const nodes = loaded.items.map((i, n) => ({ id: i.id, file: loaded.files[n], depends_on: i.depends_on, successors: i.successors, superseded_by: i.superseded_by }));
   problems.push(...checkGraph(nodes, lineOfKey));
   problems.push(...checkWaitReferences(home, agents, loaded));
+  loaded.items.forEach((item, n) => {
+    for (const g of graphFieldProblems(item)) problems.push({ file: loaded.files[n], line: lineOfKey(loaded.files[n], g.field), message: g.message, fix: g.fix });
+  });
   return problems;
 }
 

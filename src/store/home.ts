@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { yamlLib } from '../core/yaml-lib.js';
+import { fileKey, writeCache } from './cache-file.js';
 import { HolonError, invalid, notFound } from '../core/errors.js';
 import { assertSafeId, closeMatches } from '../core/ids.js';
 
@@ -57,11 +58,26 @@ export function findHomeDir(opts: { home?: string; cwd: string; env: NodeJS.Proc
   throw notFound('no holon home here (no .holon/ in this folder or above)', 'run `holon init` in your project, or pass --home DIR / set HOLON_HOME');
 }
 
+/** holon.yaml as parsed, cached in local/cache/config.json by the file's inode/size/mtime/ctime. */
+function readRawConfig(dir: string, file: string): unknown {
+  const key = fileKey(file);
+  const cache = join(dir, 'local', 'cache', 'config.json');
+  try {
+    const c = JSON.parse(readFileSync(cache, 'utf8')) as { key: string; raw: unknown };
+    if (key && c.key === key) return c.raw;
+  } catch {
+    // No cache: parse.
+  }
+  const raw = yamlLib().parse(readFileSync(file, 'utf8')) ?? {};
+  if (key) writeCache(cache, JSON.stringify({ key, raw }), join(dir, 'local', 'tmp'));
+  return raw;
+}
+
 export function readConfig(dir: string): HomeConfig {
   const file = join(dir, 'holon.yaml');
   let raw: unknown;
   try {
-    raw = parseYaml(readFileSync(file, 'utf8')) ?? {};
+    raw = readRawConfig(dir, file);
   } catch (err) {
     throw invalid(`${file}: bad YAML: ${(err as Error).message.split('\n')[0]}`, 'fix the file, or compare with `holon init --home /tmp/x` output');
   }

@@ -15,8 +15,8 @@ export async function withLock<T>(localDir: string, name: string, fn: () => T | 
   const lockPath = join(dir, `${name.replace(/[^\w.-]/g, '_')}.lock`);
   let compromised: Error | undefined;
   let release: () => Promise<void>;
-  // Loaded on first use: read-only commands never pay for it.
-  const { default: lockfile } = await import('proper-lockfile');
+  // Loaded on first use: read-only commands never pay for proper-lockfile and graceful-fs.
+  const lockfile = (await import('proper-lockfile')).default;
   try {
     release = await lockfile.lock(lockPath, {
       realpath: false,

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DemoShell } from '../demo-script.js';
 import { demoWaits } from '../demo-waits.js';
+import { demoFrontier } from '../demo-frontier.js';
 import type { Ctx } from '../context.js';
 import { out, printJson } from '../output.js';
 
@@ -41,6 +42,8 @@ export async function run(ctx: Ctx, _args: string[], opts: { keep?: boolean; jso
     sh.holon(['resume', a]);
 
     await demoWaits(sh, root, a, b);
+
+    demoFrontier(sh);
 
     sh.say('The home is plain files, valid for CI:');
     sh.holon(['check']);

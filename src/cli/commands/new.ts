@@ -5,6 +5,7 @@ import { newBody, viewOf, type WorkDoc } from '../../core/workitem.js';
 import { writeFocus } from '../../store/focus.js';
 import { createWork, locateWork, newWorkId } from '../../store/work-store.js';
 import type { Ctx } from '../context.js';
+import { assertGraphFields } from '../graph-options.js';
 import { out, printJson } from '../output.js';
 
 export interface NewOptions {
@@ -16,6 +17,14 @@ export interface NewOptions {
   accept?: string[];
   pick?: boolean;
   json?: boolean;
+  requires?: string[];
+  repo?: string;
+  branch?: string;
+  writeScope?: string[];
+  needsDecision?: string[];
+  decisionScope?: string;
+  exclude?: string[];
+  resumeWhen?: string[];
 }
 
 /** A blank WorkItem with defaults; other commands (issues, demo) build on it. */
@@ -45,7 +54,16 @@ export async function run(ctx: Ctx, args: string[], opts: NewOptions): Promise<v
     action: opts.action ?? null,
     priority: (priority as Priority) ?? null,
     depends_on: deps,
+    requires: opts.requires ?? [],
+    repo: opts.repo || null,
+    branch: opts.branch || null,
+    write_scope: opts.writeScope ?? [],
+    needs_decision: opts.needsDecision ?? [],
+    decision_scope: opts.decisionScope ? { scope: opts.decisionScope } : null,
+    exclude: opts.exclude ?? [],
+    resume_when: opts.resumeWhen ?? [],
   };
+  assertGraphFields(item, 'holon new');
   const doc: WorkDoc = { item, body: newBody(objective, opts.accept), entries: [] };
   const ref = await createWork(home, doc);
   if (opts.pick) await writeFocus(home, agent, item.id, ctx.nowMs);

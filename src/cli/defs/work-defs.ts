@@ -32,6 +32,14 @@ export function defineWorkCommands(program: Command): void {
     .option('--priority <P>', 'P0 (highest) .. P4')
     .option('--depends-on <ids>', 'ids that must be done first (comma-separated or repeated)', list)
     .option('--accept <criterion>', 'an acceptance criterion (repeatable)', collect)
+    .option('--requires <caps>', 'capabilities it needs, e.g. shell,gpu (comma-separated or repeated)', list)
+    .option('--repo <name>', 'the repository it must run in (origin owner/name, name, or folder)')
+    .option('--branch <name>', 'the branch the checkout must be on')
+    .option('--write-scope <globs>', 'paths it writes, as globs relative to the repo (comma-separated or repeated)', list)
+    .option('--needs-decision <scope>', 'a decision it needs first, kind:granularity:key (repeatable)', collect)
+    .option('--decision-scope <scope>', 'for a user_gate: the decision it stands for, kind:granularity:key')
+    .option('--exclude <agents>', 'agents that may not take it (comma-separated or repeated)', list)
+    .option('--resume-when <cond>', 'at:ISO, done:ID, event:RESOURCE or capability:NAME (repeatable)', collect)
     .option('--pick', 'also make it the agent\'s focus')
     .option('--json', 'print the new WorkItem as JSON')
     .action(lazy(() => import('../commands/new.js')));
@@ -54,8 +62,9 @@ export function defineWorkCommands(program: Command): void {
 
   program
     .command('pick')
-    .argument('[id]', 'WorkItem id or unique prefix')
+    .argument('[id]', 'WorkItem id or unique prefix; without it: claim the top runnable item of the frontier')
     .description('make a WorkItem the agent\'s focus (the current WorkItem; focus is not running)')
+    .option('--ttl <duration>', 'without an id: claim as a lease of this length')
     .option('--json', 'print as JSON')
     .action(lazy(() => import('../commands/pick.js')));
 

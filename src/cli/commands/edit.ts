@@ -1,0 +1,102 @@
+import { invalid } from '../../core/errors.js';
+import { findCycles, type GraphNode } from '../../core/graph-check.js';
+import { normalizeDecisionScope } from '../../core/graph-fields.js';
+import { CLASSES, PRIORITIES, type Priority, type TaskClass, type WorkItem } from '../../core/types.js';
+import { viewOf } from '../../core/workitem.js';
+import { loadAllWork } from '../../store/work-index.js';
+import { locateWork, mutateWork } from '../../store/work-store.js';
+import type { Ctx } from '../context.js';
+import { assertGraphFields, clearing } from '../graph-options.js';
+import { out, printJson } from '../output.js';
+import { targetItem } from '../work-args.js';
+
+/** The list fields `edit` changes with --add-X / --remove-X. */
+export const LIST_FIELDS = ['depends_on', 'requires', 'write_scope', 'needs_decision', 'exclude', 'resume_when'] as const;
+type ListField = (typeof LIST_FIELDS)[number];
+
+const camel = (f: string) => f.replace(/_(\w)/g, (_, c: string) => c.toUpperCase());
+const cap = (s: string) => s[0].toUpperCase() + s.slice(1);
+
+export interface EditOptions {
+  title?: string;
+  class?: string;
+  action?: string;
+  priority?: string;
+  repo?: string;
+  branch?: string;
+  decisionScope?: string;
+  json?: boolean;
+  [flag: string]: unknown;
+}
+
+function applyEdits(item: WorkItem, opts: EditOptions, resolveId: (id: string) => string): WorkItem {
+  const next: WorkItem = { ...item };
+  if (opts.title !== undefined) {
+    if (!opts.title.trim()) throw invalid('--title is empty', 'give a short title');
+    next.title = opts.title.trim().slice(0, 120);
+  }
+  if (opts.class !== undefined) {
+    if (!CLASSES.includes(opts.class as TaskClass)) throw invalid(`unknown class "${opts.class}"`, `use one of ${CLASSES.join(', ')}`);
+    next.class = opts.class as TaskClass;
+  }
+  if (opts.priority !== undefined) {
+    const p = opts.priority.toUpperCase();
+    if (clearing(opts.priority)) next.priority = null;
+    else if (!PRIORITIES.includes(p as Priority)) throw invalid(`unknown priority "${opts.priority}"`, 'use P0 (highest) .. P4, or none');
+    else next.priority = p as Priority;
+  }
+  for (const key of ['action', 'repo', 'branch'] as const) {
+    const v = opts[key];
+    if (v !== undefined) next[key] = clearing(v) ? null : v;
+  }
+  if (opts.decisionScope !== undefined) {
+    const cur = normalizeDecisionScope(item.decision_scope);
+    if (cur?.decision) throw invalid(`${item.id} was already ${cur.decision}; its scope is part of that decision`, 'create a new user_gate for another scope');
+    next.decision_scope = clearing(opts.decisionScope) ? null : { scope: opts.decisionScope };
+  }
+  for (const field of LIST_FIELDS) {
+    const add = (opts[`add${cap(camel(field))}`] as string[] | undefined) ?? [];
+    const remove = (opts[`remove${cap(camel(field))}`] as string[] | undefined) ?? [];
+    let list = [...next[field]];
+    for (const r of remove) {
+      const match = field === 'depends_on' ? list.find((x) => x === r || x.startsWith(r)) : list.find((x) => x === r);
+      if (!match) throw invalid(`${field} has no "${r}"`, `it holds: ${list.join(', ') || '(nothing)'}`);
+      list = list.filter((x) => x !== match);
+    }
+    for (const a of add) {
+      const v = field === 'depends_on' ? resolveId(a) : a;
+      if (!list.includes(v)) list.push(v);
+    }
+    next[field as ListField] = list;
+  }
+  return next;
+}
+
+/** A dependency edit must not close a cycle (checked against the whole home). */
+function assertNoCycle(item: WorkItem, ctx: Ctx): void {
+  const all = loadAllWork(ctx.home()).items;
+  const nodes: GraphNode[] = all.map((i) => ({ id: i.id, file: '', depends_on: i.id === item.id ? item.depends_on : i.depends_on, successors: [], superseded_by: null }));
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const cycle = findCycles(nodes, byId).find((c) => c.includes(item.id));
+  if (cycle) throw invalid(`${item.id}: depends_on would close a cycle: ${[...cycle, cycle[0]].join(' -> ')}`, 'remove one of these dependencies instead');
+}
+
+/** `holon edit ID`: change graph fields and the title; validated before anything is written. */
+export async function run(ctx: Ctx, args: string[], opts: EditOptions): Promise<void> {
+  const ref = targetItem(ctx, args[0]);
+  const home = ctx.home();
+  const resolveId = (id: string) => {
+    const r = locateWork(home, id, ref.agent).id;
+    if (r === ref.id) throw invalid(`${ref.id} cannot depend on itself`, 'name another item');
+    return r;
+  };
+  const addsDeps = ((opts.addDependsOn as string[] | undefined) ?? []).length > 0;
+  const r = await mutateWork(home, ref, ctx.nowMs, (doc) => {
+    const item = applyEdits(doc.item, opts, resolveId);
+    assertGraphFields(item, `holon edit ${ref.id}`);
+    if (addsDeps) assertNoCycle(item, ctx);
+    return { ...doc, item };
+  });
+  if (opts.json) return printJson({ ...viewOf(r.doc), changed: r.changed });
+  out(r.changed ? `${ref.id}  updated (revision ${r.doc.item.revision})` : `${ref.id}  nothing changed`);
+}

@@ -1,0 +1,296 @@
+import { claimLive, normalizeHolder, sameHolder } from './claims.js';
+import { covers, parseScope, type Scope } from './decision-scope.js';
+import type { CheckName, ReasonCode } from './frontier-codes.js';
+import { normalizeDecisionScope, parseResumeCondition } from './graph-fields.js';
+import type { WorkItem } from './types.js';
+import { scopesOverlap } from './write-scope.js';
+
+/** Whether an environment capability is usable, and why not. */
+export interface CapabilityState {
+  available: boolean;
+  /** verified (probe passed), declared (no probe), failed (probe failed), unverified (probe never ran). */
+  status: 'verified' | 'declared' | 'failed' | 'unverified';
+  detail: string;
+}
+
+/** The checkout the command runs in. */
+export interface Workspace {
+  git: boolean;
+  /** The names this repository answers to (origin URL, owner/name, name, folder). */
+  repo_ids: string[];
+  repo: string | null;
+  branch: string | null;
+}
+
+/** Everything the evaluator reads; the store assembles it, the evaluator never does I/O. */
+export interface FrontierInput {
+  agent: string;
+  /** `agent:NAME`: whose claims count as "own". */
+  holder: string;
+  nowMs: number;
+  /** Every agent's items: dependencies, gates and leases cross agents. */
+  items: WorkItem[];
+  capabilities: Map<string, CapabilityState>;
+  /** Called only when an item names a repo or branch (keeps git calls off the common path). */
+  workspace: () => Workspace;
+  /** Resources of admitted events of an agent (for resume_when event:...). */
+  admittedEvents: (agent: string) => Set<string>;
+}
+
+export interface GateRef {
+  item: WorkItem;
+  scope: Scope;
+  decision: 'approved' | 'rejected' | null;
+  pending: boolean;
+}
+
+export interface Lease {
+  item: WorkItem;
+  holder: string;
+  scopes: string[];
+}
+
+/** Indexes built once per command. */
+export interface Prepared {
+  input: FrontierInput;
+  byId: Map<string, WorkItem>;
+  cycles: Map<string, string[]>;
+  gatesByKind: Map<string, GateRef[]>;
+  coverMemo: Map<string, GateRef[]>;
+  leasesByRepo: Map<string, Lease[]>;
+  /** explain: build every passed check's detail too. */
+  verbose: boolean;
+  /** The time window in which every verdict stays the same (a result cache may be reused inside it). */
+  bounds: TimeBounds;
+}
+
+export interface TimeBounds {
+  from: number;
+  until: number;
+}
+
+/** Records a moment at which a time-dependent answer flips (a lease end, an at: condition). */
+export function timeSeen(b: TimeBounds, nowMs: number, t: number): void {
+  if (Number.isNaN(t)) return;
+  if (t <= nowMs) b.from = Math.max(b.from, t);
+  else b.until = Math.min(b.until, t);
+}
+
+/** claimLive, remembering when the answer would change. */
+export function liveClaim(p: { input: FrontierInput; bounds: TimeBounds }, c: WorkItem['claim']): boolean {
+  if (c?.expires_at) timeSeen(p.bounds, p.input.nowMs, Date.parse(c.expires_at));
+  return claimLive(c, p.input.nowMs);
+}
+
+export interface CheckResult {
+  check: CheckName;
+  pass: boolean;
+  code: ReasonCode | 'ok';
+  detail: string;
+  /** Gates that would unblock the item (for needs_decision). */
+  gates?: string[];
+  /** Own live claim (sorts first). */
+  own?: boolean;
+}
+
+/** A passed check; its detail is built only when explain asks (the frontier needs none). */
+const PASSED = new Map<CheckName, CheckResult>();
+const ok = (p: Prepared, check: CheckName, detail: () => string, extra?: Partial<CheckResult>): CheckResult => {
+  if (!p.verbose && !extra) {
+    let r = PASSED.get(check);
+    if (!r) PASSED.set(check, (r = Object.freeze({ check, pass: true, code: 'ok', detail: '' }) as CheckResult));
+    return r;
+  }
+  return { check, pass: true, code: 'ok', detail: extra?.detail ?? detail(), gates: undefined, own: extra?.own };
+};
+// One object shape for every result (no spreads): this runs 10,000 times in a process that just started.
+const fail = (check: CheckName, code: ReasonCode, detail: string, gates?: string[]): CheckResult => ({ check, pass: false, code, detail, gates, own: undefined });
+
+export const isLiveWait = (s: string) => s === 'active' || s === 'triggered';
+const waitName = (w: WorkItem['waits'][number]) => (w.kind === 'operator' ? 'operator' : `${w.kind}:${w.resource}`);
+
+function checkStatus(p: Prepared, item: WorkItem): CheckResult {
+  const agent = p.input.agent;
+  if (item.agent && item.agent !== agent) return fail('status', 'assigned_to_other', `assigned to agent ${item.agent}, not ${agent}`);
+  if (item.status === 'done') return fail('status', 'status_done', 'status done');
+  if (item.superseded_by) return fail('status', 'superseded', `superseded by ${item.superseded_by}`);
+  if (item.status === 'blocked') return fail('status', 'blocked', item.blocker ? `blocked: ${item.blocker.reason} (recovery: ${item.blocker.recovery})` : 'status blocked');
+  if (item.blocker) return fail('status', 'blocked', `blocker: ${item.blocker.reason} (recovery: ${item.blocker.recovery})`);
+  if (item.status === 'deferred') return ok(p, 'status', () => 'deferred: its resume_when conditions decide');
+  if (item.class === 'user_gate') {
+    const ds = normalizeDecisionScope(item.decision_scope);
+    if (ds?.decision) return fail('status', 'gate_decided', `gate ${ds.decision}${ds.decided_by ? ` by ${ds.decided_by}` : ''}`);
+    return fail('status', 'decision_required', `a person must decide ${ds?.scope ?? '(no decision_scope)'}: holon decide ${item.id} --approve|--reject`);
+  }
+  if (item.class === 'user_action') return fail('status', 'user_action', "a person's task");
+  return ok(p, 'status', () => `status ${item.status}, class ${item.class}`);
+}
+
+/** Follows superseded_by to the item that replaced `id` (bounded, so hand-made loops end). */
+function resolveReplacement(p: Prepared, id: string): WorkItem | undefined {
+  let cur = p.byId.get(id);
+  for (let hops = 0; cur?.superseded_by && hops < 20; hops++) {
+    const next = p.byId.get(cur.superseded_by);
+    if (!next) break;
+    cur = next;
+  }
+  return cur;
+}
+
+function checkDependencies(p: Prepared, item: WorkItem): CheckResult {
+  if (!item.depends_on.length) return ok(p, 'dependencies', () => 'no dependencies');
+  const cycle = p.cycles.get(item.id);
+  if (cycle) return fail('dependencies', 'dependency_cycle', `cycle: ${[...cycle, cycle[0]].join(' -> ')}`);
+  const missing: string[] = [];
+  const rejected: string[] = [];
+  const open: string[] = [];
+  for (const d of item.depends_on) {
+    const dep = resolveReplacement(p, d);
+    if (!dep) missing.push(d);
+    else if (dep.class === 'user_gate' && normalizeDecisionScope(dep.decision_scope)?.decision === 'rejected') rejected.push(d);
+    else if (dep.status !== 'done') open.push(dep.id === d ? `${d} (${dep.status})` : `${d} -> ${dep.id} (${dep.status})`);
+  }
+  if (missing.length) return fail('dependencies', 'dependency_missing', `no such item: ${missing.join(', ')}`);
+  if (rejected.length) return fail('dependencies', 'dependency_open', `depends on rejected gate ${rejected.join(', ')}`);
+  if (open.length) return fail('dependencies', 'dependency_open', `waits for ${open.join(', ')}`);
+  return ok(p, 'dependencies', () => `all done: ${item.depends_on.join(', ')}`);
+}
+
+/** Which resume_when condition holds now, if any, and the invalid ones. */
+function resumeState(p: Prepared, item: WorkItem): { met: string[]; unmet: string[]; invalid: string[] } {
+  const met: string[] = [];
+  const unmet: string[] = [];
+  const invalid: string[] = [];
+  for (const text of item.resume_when) {
+    const c = parseResumeCondition(text);
+    if ('error' in c) {
+      invalid.push(c.error);
+      continue;
+    }
+    let yes = false;
+    if (c.kind === 'at') {
+      timeSeen(p.bounds, p.input.nowMs, c.ms);
+      yes = p.input.nowMs >= c.ms;
+    }
+    else if (c.kind === 'done') yes = resolveReplacement(p, c.id)?.status === 'done';
+    else if (c.kind === 'event') yes = p.input.admittedEvents(item.agent || p.input.agent).has(c.resource);
+    else yes = p.input.capabilities.get(c.name)?.available === true;
+    (yes ? met : unmet).push(c.text);
+  }
+  return { met, unmet, invalid };
+}
+
+function checkWaits(p: Prepared, item: WorkItem): CheckResult {
+  const live = item.waits.filter((w) => isLiveWait(w.status));
+  const triggered = live.filter((w) => w.status === 'triggered');
+  if (triggered.length) return fail('waits', 'wait_triggered', `woken: ${triggered.map(waitName).join(', ')}`);
+  const monitor = item.class === 'continuous_monitor';
+  if (live.length) {
+    const next = live.map((w) => w.recheck_at).filter(Boolean).sort()[0];
+    const what = live.map(waitName).join(', ');
+    return monitor
+      ? fail('waits', 'not_due', `next check ${next ? `at ${next}` : 'when woken'} (${what})`)
+      : fail('waits', 'waiting', `waits for ${what}${next ? ` (recheck at ${next})` : ''}`);
+  }
+  const deferred = item.status === 'deferred';
+  if (!item.resume_when.length) {
+    return deferred ? fail('waits', 'deferred', 'deferred with no resume_when: reopen it by hand when it is time') : ok(p, 'waits', () => 'no live waits');
+  }
+  const r = resumeState(p, item);
+  if (r.invalid.length) return fail('waits', 'resume_invalid', r.invalid.join('; '));
+  if (r.met.length) return deferred ? fail('waits', 'resume_ready', `met: ${r.met.join(', ')}`) : ok(p, 'waits', () => `resume_when met: ${r.met.join(', ')}`);
+  const code = deferred ? 'deferred' : monitor ? 'not_due' : 'resume_pending';
+  return fail('waits', code, `until ${r.unmet.join(' or ')}`);
+}
+
+/** The gates covering one need, looked up once per distinct need (many items share a few scopes). */
+function coveringGates(p: Prepared, need: string, s: Scope): GateRef[] {
+  let list = p.coverMemo.get(need);
+  if (!list) {
+    list = [...(p.gatesByKind.get(s.kind) ?? []), ...(p.gatesByKind.get('*') ?? [])].filter((g) => covers(g.scope, s));
+    p.coverMemo.set(need, list);
+  }
+  return list;
+}
+
+function checkGates(p: Prepared, item: WorkItem): CheckResult {
+  if (!item.needs_decision.length) return ok(p, 'gates', () => 'needs no decision');
+  const invalid: string[] = [];
+  const rejected: string[] = [];
+  const missing: string[] = [];
+  const pending: string[] = [];
+  const pendingGates: string[] = [];
+  const approved: string[] = [];
+  for (const need of item.needs_decision) {
+    const s = parseScope(need);
+    if ('error' in s) {
+      invalid.push(s.error);
+      continue;
+    }
+    const cover = coveringGates(p, need, s).filter((g) => g.item.id !== item.id);
+    const rej = cover.find((g) => g.decision === 'rejected');
+    const app = cover.find((g) => g.decision === 'approved');
+    if (rej) rejected.push(`${need} (rejected in ${rej.item.id})`);
+    else if (app) approved.push(`${need} (approved in ${app.item.id})`);
+    else if (cover.some((g) => g.pending)) {
+      const ids = cover.filter((g) => g.pending).map((g) => g.item.id);
+      pending.push(`${need} (gate ${ids.join(', ')})`);
+      pendingGates.push(...ids);
+    } else missing.push(need);
+  }
+  if (rejected.length) return fail('gates', 'gate_rejected', rejected.join('; '));
+  if (invalid.length) return fail('gates', 'gate_invalid', invalid.join('; '));
+  if (missing.length) return fail('gates', 'gate_missing', `no user_gate covers ${missing.join(', ')}: holon new "..." --class user_gate --decision-scope ${missing[0]}`);
+  if (pending.length) return fail('gates', 'gate_pending', `undecided: ${pending.join('; ')}`, [...new Set(pendingGates)]);
+  return ok(p, 'gates', () => approved.join('; '));
+}
+
+function checkClaims(p: Prepared, item: WorkItem): CheckResult {
+  const me = p.input.holder;
+  const c = item.claim!;
+  const live = liveClaim(p, c);
+  if (live && !sameHolder(c.holder, me)) return fail('claims', 'claimed_by_other', `claimed by ${c.holder}${c.expires_at ? ` until ${c.expires_at}` : ''}`);
+  const excluded = item.exclude.find((x) => sameHolder(x, me));
+  if (excluded) return fail('claims', 'excluded', `exclude names ${normalizeHolder(excluded)}`);
+  if (live) return ok(p, 'claims', () => `claimed by you${c.expires_at ? ` until ${c.expires_at}` : ''}`, { own: true, detail: `claimed by you${c.expires_at ? ` until ${c.expires_at}` : ''}` });
+  return ok(p, 'claims', () => item.claim ? `unclaimed (last claim by ${c.holder} ended${c.expires_at ? ` ${c.expires_at}` : ''})` : 'unclaimed');
+}
+
+function checkCapabilities(p: Prepared, item: WorkItem): CheckResult {
+  if (!item.requires.length) return ok(p, 'capabilities', () => 'requires nothing');
+  const missing: string[] = [];
+  for (const r of item.requires) {
+    const s = p.input.capabilities.get(r);
+    if (!s) missing.push(`${r} (not declared in holon.yaml or AGENTS.md)`);
+    else if (!s.available) missing.push(`${r} (${s.detail})`);
+  }
+  if (missing.length) return fail('capabilities', 'capability_missing', missing.join('; '));
+  return ok(p, 'capabilities', () => `available: ${item.requires.join(', ')}`);
+}
+
+export const repoKey = (item: WorkItem) => item.repo ?? '';
+
+function checkWorkspace(p: Prepared, item: WorkItem): CheckResult {
+  if (item.repo || item.branch) {
+    const ws = p.input.workspace();
+    if (!ws.git) return fail('workspace', item.repo ? 'repo_mismatch' : 'branch_mismatch', 'not in a git checkout');
+    if (item.repo && !ws.repo_ids.includes(item.repo)) return fail('workspace', 'repo_mismatch', `item wants repo ${item.repo}; this checkout is ${ws.repo ?? 'unknown'}`);
+    if (item.branch && ws.branch !== item.branch) return fail('workspace', 'branch_mismatch', `item wants branch ${item.branch}; the checkout is on ${ws.branch ?? 'a detached HEAD'}`);
+  }
+  if (item.write_scope.length) {
+    for (const l of p.leasesByRepo.get(repoKey(item)) ?? []) {
+      if (l.item.id === item.id || sameHolder(l.holder, p.input.holder)) continue;
+      const hit = scopesOverlap(item.write_scope, l.scopes);
+      if (hit) return fail('workspace', 'write_scope_conflict', `${hit[0]} overlaps ${hit[1]} of ${l.item.id}, leased by ${l.holder}`);
+    }
+  }
+  return ok(p, 'workspace', () => {
+    const parts = [item.repo && `repo ${item.repo}`, item.branch && `branch ${item.branch}`, item.write_scope.length && `write scope free`].filter(Boolean);
+    return parts.length ? parts.join(', ') : 'no workspace constraint';
+  });
+}
+
+/** The checks in SPEC order; both the frontier and explain run exactly these. */
+export const CHECK_FNS: Array<(p: Prepared, item: WorkItem) => CheckResult> = [
+  checkStatus, checkDependencies, checkWaits, checkGates, checkClaims, checkCapabilities, checkWorkspace,
+];

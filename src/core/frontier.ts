@@ -1,0 +1,245 @@
+import { parseScope } from './decision-scope.js';
+import { CHECK_FNS, liveClaim, repoKey, type CheckResult, type FrontierInput, type GateRef, type Lease, type Prepared, type TimeBounds } from './frontier-checks.js';
+import { CHANNELS, REASONS, RUNNABLE, type Channel } from './frontier-codes.js';
+import { findCycles, type GraphNode } from './graph-check.js';
+import { normalizeDecisionScope } from './graph-fields.js';
+import { PRIORITIES, type WorkItem } from './types.js';
+
+export type { CapabilityState, CheckResult, FrontierInput, TimeBounds, Workspace } from './frontier-checks.js';
+
+/**
+ * The frontier: what one agent may do now, and why not. One pure evaluator serves `holon frontier`,
+ * `holon explain` and `holon pick`: the frontier stops at an item's first failing check, explain runs
+ * them all; the first failure is the same in both.
+ */
+
+export function prepare(input: FrontierInput): Prepared {
+  const bounds: TimeBounds = { from: -Infinity, until: Infinity };
+  const byId = new Map<string, WorkItem>();
+  const nodes: GraphNode[] = [];
+  const gatesByKind = new Map<string, GateRef[]>();
+  const leasesByRepo = new Map<string, Lease[]>();
+  for (const item of input.items) {
+    if (!byId.has(item.id)) byId.set(item.id, item);
+    // Only live items can hold each other up: a cycle through a done item blocks nobody (check still reports it).
+    if (item.depends_on.length && item.status !== 'done' && !item.superseded_by) nodes.push({ id: item.id, file: '', depends_on: item.depends_on, successors: [], superseded_by: null });
+    if (item.class === 'user_gate') {
+      const ds = normalizeDecisionScope(item.decision_scope);
+      const scope = ds ? parseScope(ds.scope) : null;
+      if (scope && !('error' in scope)) {
+        const decision = ds!.decision === 'approved' || ds!.decision === 'rejected' ? ds!.decision : null;
+        const pending = !decision && item.status !== 'done' && !item.superseded_by;
+        const list = gatesByKind.get(scope.kind) ?? [];
+        list.push({ item, scope, decision, pending });
+        gatesByKind.set(scope.kind, list);
+      }
+    }
+    if (item.write_scope.length && item.status !== 'done' && liveClaim({ input, bounds }, item.claim)) {
+      const list = leasesByRepo.get(repoKey(item)) ?? [];
+      list.push({ item, holder: item.claim!.holder, scopes: item.write_scope });
+      leasesByRepo.set(repoKey(item), list);
+    }
+  }
+  const nodeById = new Map(nodes.map((n) => [n.id, n]));
+  const cycles = new Map<string, string[]>();
+  // Only items with dependencies can be on a cycle; ids without an entry end the walk.
+  for (const cycle of findCycles(nodes, nodeById as Map<string, GraphNode>)) for (const id of cycle) if (!cycles.has(id)) cycles.set(id, cycle);
+  return { input, byId, cycles, gatesByKind, coverMemo: new Map(), leasesByRepo, verbose: false, bounds };
+}
+
+export interface Verdict {
+  item: WorkItem;
+  channel: Channel;
+  code: string;
+  detail: string;
+  checks: CheckResult[];
+  own: boolean;
+  gates: string[];
+}
+
+/** Runs the checks in order; stops at the first failure unless `all` (explain). */
+export function evaluate(p: Prepared, item: WorkItem, all = false): Verdict {
+  const checks: CheckResult[] = [];
+  let first: CheckResult | undefined;
+  let own = false;
+  for (const fn of CHECK_FNS) {
+    const r = fn(p, item);
+    checks.push(r);
+    if (r.own) own = true;
+    if (!r.pass && !first) {
+      first = r;
+      if (!all) break;
+    }
+  }
+  if (!first) return { item, channel: 'runnable', code: RUNNABLE, detail: checks.find((c) => c.own)?.detail ?? 'every check passed', checks, own, gates: [] };
+  const info = REASONS[first.code as keyof typeof REASONS];
+  return { item, channel: info.channel, code: first.code, detail: first.detail, checks, own, gates: first.gates ?? [] };
+}
+
+const PRI_RANK = new Map<string, number>(PRIORITIES.map((p, i) => [p, i]));
+const priRank = (i: WorkItem) => PRI_RANK.get(i.priority ?? '') ?? PRIORITIES.length;
+
+/** Own claim first, then priority P0..P4 then none, then age, then id. */
+export function compareVerdicts(a: Verdict, b: Verdict): number {
+  return (
+    Number(b.own) - Number(a.own) ||
+    priRank(a.item) - priRank(b.item) ||
+    (a.item.created_at < b.item.created_at ? -1 : a.item.created_at > b.item.created_at ? 1 : 0) ||
+    (a.item.id < b.item.id ? -1 : a.item.id > b.item.id ? 1 : 0)
+  );
+}
+
+/** Sorts in frontier order through one precomputed key per verdict (cheaper than comparing fields). */
+export function sortVerdicts(list: Verdict[]): Verdict[] {
+  const keyed = list.map((v) => ({ v, k: `${v.own ? 0 : 1}${priRank(v.item)}${v.item.created_at}\u0000${v.item.id}` }));
+  keyed.sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
+  return keyed.map((x) => x.v);
+}
+
+export interface FrontierEntry {
+  id: string;
+  title: string;
+  agent: string;
+  class: string;
+  status: string;
+  priority: string | null;
+  created_at: string;
+  code: string;
+  detail: string;
+  claim: { holder: string; expires_at: string | null } | null;
+}
+
+export interface DecisionEntry extends FrontierEntry {
+  scope: string | null;
+  /** This agent's items the gate would unblock. */
+  blocks: string[];
+}
+
+export interface Frontier {
+  agent: string;
+  holder: string;
+  now: string;
+  counts: Record<(typeof CHANNELS)[number] | 'closed' | 'total', number> & { by_code: Record<string, number> };
+  runnable: FrontierEntry[];
+  needs_decision: DecisionEntry[];
+  needs_action: FrontierEntry[];
+  waiting: FrontierEntry[];
+  resume_candidates: FrontierEntry[];
+  not_runnable: FrontierEntry[];
+  truncated: Partial<Record<(typeof CHANNELS)[number], number>>;
+}
+
+function entry(p: Prepared, v: Verdict): FrontierEntry {
+  const i = v.item;
+  return {
+    id: i.id, title: i.title, agent: i.agent, class: i.class, status: i.status, priority: i.priority, created_at: i.created_at,
+    code: v.code, detail: v.detail,
+    claim: liveClaim(p, i.claim) ? { holder: i.claim!.holder, expires_at: i.claim!.expires_at ?? null } : null,
+  };
+}
+
+/** Every verdict of the agent's items (unsorted); closed ones are cheap (the status check ends them). */
+export function verdicts(p: Prepared, closed?: (code: string) => void): Verdict[] {
+  const out: Verdict[] = [];
+  for (const item of p.input.items) {
+    if (item.agent !== p.input.agent && item.agent) continue;
+    // Most of a home is closed work: the status check would end it first; count it without a verdict.
+    if (closed && (item.status === 'done' || item.superseded_by)) {
+      closed(item.status === 'done' ? 'status_done' : 'superseded');
+      continue;
+    }
+    out.push(evaluate(p, item));
+  }
+  return out;
+}
+
+/** The agent's runnable items in frontier order (what `pick` tries, top first). */
+export function runnableInOrder(p: Prepared): Verdict[] {
+  return sortVerdicts(verdicts(p).filter((v) => v.channel === 'runnable'));
+}
+
+/** The frontier; `opts.bounds` receives the time window in which the same inputs give the same answer. */
+export function computeFrontier(input: FrontierInput, opts: { limit?: number; bounds?: TimeBounds } = {}): Frontier {
+  const p = prepare(input);
+  const byCode: Record<string, number> = {};
+  let closedCount = 0;
+  const all = verdicts(p, (code) => {
+    closedCount++;
+    byCode[code] = (byCode[code] ?? 0) + 1;
+  });
+  const nowIso = new Date(Math.floor(input.nowMs / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  const by: Record<string, Verdict[]> = {};
+  for (const c of [...CHANNELS, 'closed']) by[c] = [];
+  const blocks = new Map<string, string[]>();
+  for (const v of all) {
+    by[v.channel].push(v);
+    byCode[v.code] = (byCode[v.code] ?? 0) + 1;
+    for (const g of v.gates) {
+      const list = blocks.get(g);
+      if (list) list.push(v.item.id);
+      else blocks.set(g, [v.item.id]);
+    }
+  }
+  // Gates of other agents that block this agent's items are decisions this agent needs, too.
+  const decisionVerdicts = [...by.needs_decision];
+  const seen = new Set(decisionVerdicts.map((v) => v.item.id));
+  for (const g of blocks.keys()) {
+    const item = p.byId.get(g);
+    if (item && !seen.has(g)) {
+      seen.add(g);
+      decisionVerdicts.push({ item, channel: 'needs_decision', code: 'decision_required', detail: `a person must decide ${normalizeDecisionScope(item.decision_scope)?.scope}: holon decide ${g} --approve|--reject`, checks: [], own: false, gates: [] });
+    }
+  }
+  const decisions = sortVerdicts(decisionVerdicts);
+  for (const c of CHANNELS) by[c] = sortVerdicts(by[c]);
+  // Whatever order the items came in, the output is the same: codes sorted, blocked ids sorted.
+  const byCodeSorted: Record<string, number> = {};
+  for (const k of Object.keys(byCode).sort()) byCodeSorted[k] = byCode[k];
+  for (const list of blocks.values()) list.sort();
+  const counts = { total: all.length + closedCount, closed: by.closed.length + closedCount, by_code: byCodeSorted } as Frontier['counts'];
+  for (const c of CHANNELS) counts[c] = c === 'needs_decision' ? decisions.length : by[c].length;
+  const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
+  const truncated: Frontier['truncated'] = {};
+  const cap = (c: (typeof CHANNELS)[number]) => {
+    const list = by[c];
+    if (list.length > limit) truncated[c] = list.length - limit;
+    return list.slice(0, limit).map((v) => entry(p, v));
+  };
+  const result: Frontier = {
+    agent: input.agent,
+    holder: input.holder,
+    now: nowIso,
+    counts,
+    runnable: cap('runnable'),
+    needs_decision: decisions.map((v) => ({ ...entry(p, v), scope: normalizeDecisionScope(v.item.decision_scope)?.scope ?? null, blocks: blocks.get(v.item.id) ?? [] })),
+    needs_action: cap('needs_action'),
+    waiting: cap('waiting'),
+    resume_candidates: cap('resume_candidates'),
+    not_runnable: cap('not_runnable'),
+    truncated,
+  };
+  if (opts.bounds) Object.assign(opts.bounds, p.bounds);
+  return result;
+}
+
+export interface Explanation {
+  id: string;
+  agent: string;
+  holder: string;
+  channel: Channel;
+  code: string;
+  detail: string;
+  runnable: boolean;
+  checks: Array<{ check: string; pass: boolean; code: string; detail: string }>;
+}
+
+export function explain(input: FrontierInput, id: string): Explanation {
+  const p = prepare(input);
+  const item = p.byId.get(id);
+  if (!item) throw new Error(`explain: no item ${id} in the input`);
+  const v = evaluate({ ...p, verbose: true }, item, true);
+  return {
+    id, agent: input.agent, holder: input.holder, channel: v.channel, code: v.code, detail: v.detail, runnable: v.channel === 'runnable',
+    checks: v.checks.map((c) => ({ check: c.check, pass: c.pass, code: c.code, detail: c.detail })),
+  };
+}

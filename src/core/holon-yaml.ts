@@ -1,0 +1,96 @@
+/**
+ * A parser for the YAML subset holon itself writes (record-codec's yamlValue): double-quoted strings,
+ * plain numbers, null, true/false, [] and {}, block maps and block lists indented by two spaces. It
+ * returns null for anything else (comments, plain strings, anchors, flow collections, tabs...), and the
+ * caller then uses the yaml library. Reading holon's own records this way skips loading that library,
+ * which costs more than everything else a frontier recomputation does for one changed file.
+ */
+
+const FAIL = Symbol('fail');
+type Out = unknown | typeof FAIL;
+
+const KEY = /^([A-Za-z_][\w.-]*):(?: (.*))?$/;
+const NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?$/;
+
+function scalar(s: string): Out {
+  if (s.startsWith('"')) {
+    if (s.length < 2 || !s.endsWith('"')) return FAIL;
+    try {
+      const v = JSON.parse(s);
+      return typeof v === 'string' ? v : FAIL;
+    } catch {
+      return FAIL;
+    }
+  }
+  if (s === 'null') return null;
+  if (s === 'true') return true;
+  if (s === 'false') return false;
+  if (s === '[]') return [];
+  if (s === '{}') return {};
+  if (NUMBER.test(s)) return Number(s);
+  return FAIL;
+}
+
+export function parseHolonYaml(src: string): Record<string, unknown> | null {
+  const raw = src.split('\n');
+  if (raw[raw.length - 1] === '') raw.pop();
+  const lines = raw.map((l) => {
+    const text = l.replace(/^ +/, '');
+    return { indent: l.length - text.length, text };
+  });
+  let i = 0;
+
+  const map = (indent: number): Out => {
+    const out: Record<string, unknown> = {};
+    while (i < lines.length && lines[i].indent === indent && !lines[i].text.startsWith('- ')) {
+      const m = KEY.exec(lines[i].text);
+      if (!m || Object.prototype.hasOwnProperty.call(out, m[1])) return FAIL;
+      i++;
+      let v: Out;
+      if (m[2] === undefined || m[2] === '') {
+        if (i < lines.length && lines[i].indent > indent) v = lines[i].text.startsWith('- ') ? list(lines[i].indent) : map(lines[i].indent);
+        else if (i < lines.length && lines[i].indent === indent && lines[i].text.startsWith('- ')) return FAIL;
+        else v = null;
+      } else v = scalar(m[2]);
+      if (v === FAIL) return FAIL;
+      out[m[1]] = v;
+    }
+    return out;
+  };
+
+  const list = (indent: number): Out => {
+    const out: unknown[] = [];
+    while (i < lines.length && lines[i].indent === indent && lines[i].text.startsWith('- ')) {
+      const rest = lines[i].text.slice(2);
+      let v: Out;
+      if (KEY.test(rest)) {
+        // "- key: value" opens a map whose keys sit two columns further in.
+        lines[i] = { indent: indent + 2, text: rest };
+        v = map(indent + 2);
+      } else {
+        v = scalar(rest);
+        i++;
+      }
+      if (v === FAIL) return FAIL;
+      out.push(v);
+    }
+    return out;
+  };
+
+  if (lines.some((l) => l.text === '' || l.text.includes('\t') || l.text.startsWith('#'))) return null;
+  const top = map(0);
+  return top === FAIL || i !== lines.length ? null : (top as Record<string, unknown>);
+}
+
+/**
+ * A Markdown record's front matter through parseHolonYaml, or null when the fast path does not apply
+ * (then parseMarkdownRecord reads it, and reports any problem with its line). No body or raw entries:
+ * for read-only callers that need the data only.
+ */
+export function parseHolonFrontMatter(text: string): Record<string, unknown> | null {
+  if (!text.startsWith('---\n') || text.includes('\r') || /^(<{7}|={7}|>{7})(\s|$)/m.test(text)) return null;
+  const close = /\n---[ \t]*(?:\n|$)/g;
+  close.lastIndex = 3;
+  const m = close.exec(text);
+  return m ? parseHolonYaml(text.slice(4, m.index + 1)) : null;
+}

@@ -1,0 +1,34 @@
+import { mkdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+
+/**
+ * Writes a cache file under local/: temp file + rename (readers never see a torn file) but no fsync,
+ * since a cache lost in a crash is rebuilt from the records. Never throws: a read-only home just
+ * computes every time.
+ */
+export function writeCache(path: string, text: string, tmpDir: string): void {
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    mkdirSync(tmpDir, { recursive: true });
+    const tmp = join(tmpDir, `${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+    writeFileSync(tmp, text);
+    try {
+      renameSync(tmp, path);
+    } catch (err) {
+      try { unlinkSync(tmp); } catch { /* gone */ }
+      throw err;
+    }
+  } catch {
+    // Caches are optional.
+  }
+}
+
+/**
+ * A file's identity for caches: inode, size, mtime and ctime. holon writes by rename (new inode);
+ * editors and `git checkout` change mtime/ctime; so any change gives a new key. Null when absent.
+ */
+export function fileKey(path: string): string | null {
+  const s = statSync(path, { throwIfNoEntry: false });
+  return s ? `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}` : null;
+}

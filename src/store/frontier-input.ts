@@ -1,0 +1,79 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { yamlLib } from '../core/yaml-lib.js';
+import type { FrontierInput, Workspace } from '../core/frontier.js';
+import type { RecordProblem } from '../core/record-codec.js';
+import { fileKey } from './cache-file.js';
+import { capabilityStates } from './capabilities.js';
+import { loadGraph, type LoadedGraph } from './graph-index.js';
+import { agentDir, type Home } from './home.js';
+import { readWorkspace } from './workspace.js';
+
+const eventsDir = (home: Home, agent: string) => join(agentDir(home, agent), 'events');
+
+/** Resources of an agent's admitted events (agents/A/events/ID.yaml with status admitted). */
+export function admittedEventResources(home: Home, agent: string): Set<string> {
+  const dir = eventsDir(home, agent);
+  const out = new Set<string>();
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
+  } catch {
+    return out;
+  }
+  for (const f of names) {
+    try {
+      const d = yamlLib().parse(readFileSync(join(dir, f), 'utf8')) as Record<string, unknown> | null;
+      if (d && d.status === 'admitted' && d.resource != null) out.add(String(d.resource));
+    } catch {
+      // A broken event record is `holon check`'s to report; it satisfies nothing here.
+    }
+  }
+  return out;
+}
+
+/** A signature of an agent's event records (names and stat keys), to tell whether they changed. */
+export function eventsSignature(home: Home, agent: string): string {
+  const dir = eventsDir(home, agent);
+  let names: string[];
+  try {
+    names = readdirSync(dir).sort();
+  } catch {
+    return '';
+  }
+  return names.map((n) => `${n}:${fileKey(join(dir, n)) ?? '-'}`).join('|');
+}
+
+/** What the evaluation looked at beyond the work files (for the result cache). */
+export interface InputUse {
+  workspace: Workspace | null;
+  eventAgents: Set<string>;
+}
+
+/**
+ * Everything the frontier evaluator reads, assembled lazily: git runs only when an item names a repo
+ * or branch, event folders are read only when a resume_when names an event.
+ */
+export function buildFrontierInput(home: Home, agent: string, opts: { holder: string; nowMs: number; cwd: string }, loaded: LoadedGraph): { input: FrontierInput; problems: RecordProblem[]; used: InputUse } {
+  const used: InputUse = { workspace: null, eventAgents: new Set() };
+  const events = new Map<string, Set<string>>();
+  const input: FrontierInput = {
+    agent,
+    holder: opts.holder,
+    nowMs: opts.nowMs,
+    items: loaded.items,
+    capabilities: capabilityStates(home, agent),
+    workspace: () => (used.workspace ??= readWorkspace(opts.cwd)),
+    admittedEvents: (a) => {
+      used.eventAgents.add(a);
+      let s = events.get(a);
+      if (!s) events.set(a, (s = admittedEventResources(home, a)));
+      return s;
+    },
+  };
+  return { input, problems: loaded.problems, used };
+}
+
+export async function loadFrontierInput(home: Home, agent: string, opts: { holder: string; nowMs: number; cwd: string }) {
+  return buildFrontierInput(home, agent, opts, await loadGraph(home));
+}

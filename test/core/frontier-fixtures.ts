@@ -1,0 +1,33 @@
+import type { CapabilityState, FrontierInput, Workspace } from '../../src/core/frontier.js';
+import type { Wait, WorkItem } from '../../src/core/types.js';
+
+export const NOW = Date.parse('2026-11-30T06:00:00Z');
+
+let n = 0;
+/** An open advancement_task of agent "main" with every field at its default. */
+export function mk(over: Partial<WorkItem> & { id: string }): WorkItem {
+  n++;
+  return {
+    title: over.id, agent: 'main', status: 'open', class: 'advancement_task', action: null, priority: null,
+    created_at: `2026-11-01T00:00:${String(n % 60).padStart(2, '0')}Z`, updated_at: '', revision: 1, depends_on: [], resume_when: [],
+    requires: [], repo: null, branch: null, write_scope: [], needs_decision: [], decision_scope: null, exclude: [], claim: null,
+    waits: [], blocker: null, successors: [], superseded_by: null, no_followup: null, delivery: null, extra: {},
+    ...over,
+  };
+}
+
+export function wait(status: Wait['status'], over: Partial<Wait> = {}): Wait {
+  return { id: 'wt-1', kind: 'external', resource: 'ci:run/7', reason: 'CI', status, created_at: '2026-11-30T05:00:00Z', recheck_at: '2026-11-30T09:00:00Z', settled_at: null, settled_reason: null, ...over };
+}
+
+export const caps = (entries: Record<string, Partial<CapabilityState>>) =>
+  new Map(Object.entries(entries).map(([k, v]) => [k, { available: true, status: 'declared' as const, detail: 'declared', ...v }]));
+
+export function input(items: WorkItem[], over: Partial<FrontierInput> & { ws?: Partial<Workspace>; events?: string[] } = {}): FrontierInput {
+  const ws: Workspace = { git: true, repo_ids: ['acme/app', 'app'], repo: 'acme/app', branch: 'main', ...over.ws };
+  return {
+    agent: 'main', holder: 'agent:main', nowMs: NOW, items, capabilities: caps({ shell: {} }),
+    workspace: () => ws, admittedEvents: () => new Set(over.events ?? []),
+    ...over,
+  };
+}

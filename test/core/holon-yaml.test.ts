@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { parseHolonFrontMatter, parseHolonYaml } from '../../src/core/holon-yaml.js';
+import { parseMarkdownRecord } from '../../src/core/record-codec.js';
+import { serializeWork } from '../../src/core/workitem.js';
+import type { WorkItem } from '../../src/core/types.js';
+import { mk, wait } from './frontier-fixtures.js';
+
+const frontMatter = (item: WorkItem) => serializeWork({ item, body: '\n## Objective\n\nx\n', entries: [] }).split('\n---\n')[0].slice(4) + '\n';
+
+const TRICKY = ['plain', 'with "quotes"', 'back\\slash', 'colon: here', '# not a comment', 'ünïcödé ✓', 'tab\there', 'new\nline', '- dash', '', '  spaces  ', "it's", '{braces}', '[brackets]', 'null', '123', 'true'];
+
+describe('the holon YAML subset', () => {
+  it('parses everything holon writes exactly as the yaml library does', () => {
+    let n = 0;
+    for (const s of TRICKY) {
+      const items: WorkItem[] = [
+        mk({ id: `w-${n++}`, title: s, priority: 'P1', depends_on: ['w-a', s], requires: [s], repo: s || null, branch: 'feature/x' }),
+        mk({ id: `w-${n++}`, claim: { holder: s || 'agent:a', claimed_at: '2026-11-30T06:00:00Z', expires_at: null, version: 3, epoch: 2, key: s, ttl: '45m' } }),
+        mk({ id: `w-${n++}`, class: 'user_gate', decision_scope: { scope: 'api:action:x', decision: 'approved', decided_at: '2026-11-30T06:00:00Z', decided_by: 'operator', note: s } }),
+        mk({ id: `w-${n++}`, waits: [wait('active', { reason: s }), wait('resolved', { settled_by: { event: 'e-1', source: 'operator', mode: 'message' }, settled_reason: s })] }),
+        mk({ id: `w-${n++}`, status: 'done', delivery: { result: s, evidence: [s, 'b'], outstanding: [], completed_at: 'x', completed_by: s }, no_followup: s }),
+        mk({ id: `w-${n++}`, blocker: { reason: s, recovery: s, since: '2026-11-30T06:00:00Z' }, write_scope: ['src/**', s], revision: 12 }),
+      ];
+      for (const item of items) {
+        const fm = frontMatter(item);
+        const fast = parseHolonYaml(fm);
+        expect(fast, fm).not.toBeNull();
+        expect(fast).toEqual(parse(fm));
+        const doc = serializeWork({ item, body: '\n## Objective\n\n---\nnot front matter\n', entries: [] });
+        expect(parseHolonFrontMatter(doc)).toEqual(parseMarkdownRecord(doc, 'x.md').data);
+      }
+    }
+  });
+
+  it('declines records it cannot read the same way', () => {
+    expect(parseHolonFrontMatter('---\r\nid: "w-1"\r\n---\r\n')).toBeNull();
+    expect(parseHolonFrontMatter('id: "w-1"\n')).toBeNull();
+    expect(parseHolonFrontMatter('---\nid: "w-1"\n<<<<<<< HEAD\n---\n')).toBeNull();
+    expect(parseHolonFrontMatter('---\nid: "w-1"\n---   \nbody')).toEqual({ id: 'w-1' });
+  });
+
+  it.each([
+    ['status: open\n'],
+    ['# a comment\nid: "w-1"\n'],
+    ['id: "w-1"\n\ntitle: "x"\n'],
+    ['tags: [a, b]\n'],
+    ['n: 1e3\n'],
+    ['n: 007\n'],
+    ['a: "x"\na: "y"\n'],
+    ['list:\n- "x"\n'],
+    ['s: "unterminated\n'],
+    ['s: "x" # trailing\n'],
+    ['anchor: &a "x"\n'],
+    ['s: "\\x41"\n'],
+  ])('leaves %j to the yaml library', (text) => {
+    expect(parseHolonYaml(text)).toBeNull();
+  });
+});

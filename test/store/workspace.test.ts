@@ -1,0 +1,30 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readWorkspace, readWorkspaceGit } from '../../src/store/workspace.js';
+import { tempDir } from '../helpers/cli.js';
+
+describe('workspace identity', () => {
+  it('reads the .git files exactly as git answers, in checkouts, worktrees and detached HEADs', () => {
+    const root = tempDir();
+    const repo = join(root, 'app');
+    mkdirSync(repo);
+    const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    git(repo, 'init', '-q', '-b', 'main');
+    git(repo, '-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'init');
+    const sub = join(repo, 'src/deep');
+    mkdirSync(sub, { recursive: true });
+    const wt = join(root, 'app-feature');
+    git(repo, 'worktree', 'add', '-q', wt, '-b', 'feature');
+    const places = [repo, sub, wt, root];
+    for (const d of places) expect(readWorkspace(d)).toEqual(readWorkspaceGit(d));
+    expect(readWorkspace(wt)).toMatchObject({ git: true, repo: 'app', branch: 'feature', repo_ids: ['app', 'app-feature'] });
+    git(repo, 'remote', 'add', 'origin', 'git@github.com:acme/app.git');
+    git(repo, 'checkout', '-q', '--detach');
+    for (const d of places) expect(readWorkspace(d)).toEqual(readWorkspaceGit(d));
+    expect(readWorkspace(sub)).toMatchObject({ repo: 'acme/app', branch: null });
+    expect(readWorkspace(wt).repo_ids).toEqual(['git@github.com:acme/app.git', 'git@github.com:acme/app', 'acme/app', 'app', 'app-feature']);
+    expect(readWorkspace(root)).toEqual({ git: false, repo_ids: [], repo: null, branch: null });
+  });
+});

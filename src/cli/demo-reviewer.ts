@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { DemoShell } from './demo-script.js';
+import { until, type DemoShell } from './demo-script.js';
 import { dim } from './output.js';
 
 const BIN = fileURLToPath(new URL('../../bin/holon.js', import.meta.url));
@@ -64,13 +64,6 @@ function runRecords(home: string): Array<Record<string, any>> {
     .sort((x, y) => x.started_at.localeCompare(y.started_at) || (x.ended_at ?? '~').localeCompare(y.ended_at ?? '~'));
 }
 
-async function until(what: string, fn: () => boolean, timeoutMs: number): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!fn()) {
-    if (Date.now() > end) throw new Error(`demo: timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 /** Starts `holon watch --listen 127.0.0.1:0` and resolves with its ingress address once it listens. */
 async function startWatcher(sh: DemoShell, log: (line: string) => void): Promise<{ child: ChildProcess; address: string; text: () => string }> {

@@ -40,3 +40,14 @@ export class DemoShell {
     return JSON.parse(this.holon([...args, '--json'], { quiet: true })) as T;
   }
 }
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls until `ready()` holds: the demo's stand-in for time passing between turns. */
+export async function until(what: string, ready: () => boolean, limitMs = 10_000): Promise<void> {
+  const end = Date.now() + limitMs;
+  while (!ready()) {
+    if (Date.now() > end) throw new Error(`demo: timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}

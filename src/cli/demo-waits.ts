@@ -1,17 +1,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DemoShell } from './demo-script.js';
+import { until, type DemoShell } from './demo-script.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Waits (quietly) until `ready()` holds: the demo's stand-in for the time passing between turns. */
-async function until(ready: () => boolean, limitMs = 10_000): Promise<void> {
-  const end = Date.now() + limitMs;
-  while (!ready()) {
-    if (Date.now() > end) throw new Error('demo: waited too long');
-    await sleep(100);
-  }
-}
 
 /**
  * The waits part of the demo: #101 waits on CI (a background task, then the CI run), a notification
@@ -32,7 +22,7 @@ export async function demoWaits(sh: DemoShell, root: string, a: string, b: strin
 
   sh.say('A tick (cron, or holon watch) records the finished task; its result triggers #101\'s wait.');
   const taskRecord = join(sh.home, 'local/tasks', `${task}.json`);
-  await until(() => JSON.parse(readFileSync(taskRecord, 'utf8')).status !== 'running');
+  await until('the CI launcher to finish', () => JSON.parse(readFileSync(taskRecord, 'utf8')).status !== 'running');
   sh.holon(['tick']);
 
   sh.say('The launcher queued CI run 7731: now #101 waits for that run, with a fallback recheck in 6h.');
@@ -45,7 +35,7 @@ export async function demoWaits(sh: DemoShell, root: string, a: string, b: strin
   const timers = join(sh.home, 'agents/reviewer/timers');
   const timerText = readFileSync(join(timers, readdirSync(timers).find((f) => f.endsWith('.yaml'))!), 'utf8');
   const due = Date.parse(/^next_due_at: "([^"]+)"/m.exec(timerText)![1]);
-  await until(() => Date.now() >= due);
+  await until('the timer to be due', () => Date.now() >= due);
   sh.holon(['tick']);
   sh.holon(['show', b]);
 

@@ -1,4 +1,4 @@
-import { relative } from 'node:path';
+import { isAbsolute, relative } from 'node:path';
 import { humanDuration } from '../core/time.js';
 import type { Wait, WorkItem } from '../core/types.js';
 import { dim, table, truncate, yellow } from './output.js';
@@ -26,7 +26,9 @@ export function itemTable(items: WorkItem[], focus: string | null, nowMs: number
   return table([[' ', 'ID', 'STATUS', 'PRI', 'CLASS', 'TITLE'], ...rows]);
 }
 
+/** A path as a person reads it: relative when it is under the cwd (or one level up), else absolute. */
 export function relPath(cwd: string, file: string): string {
   const r = relative(cwd, file);
-  return r.startsWith('..') && r.split('/').filter((p) => p === '..').length > 2 ? file : r;
+  if (r === '') return '.';
+  return r.startsWith('../..') || isAbsolute(r) ? file : r;
 }

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
+import { relPath } from '../render.js';
 import { addAgent, initHome } from '../../store/init.js';
 import { homeDirFor, listAgents } from '../../store/home.js';
 import { readFocus } from '../../store/focus.js';
@@ -16,7 +17,7 @@ export function runInit(ctx: Ctx, _args: string[], opts: { json?: boolean }): vo
   if (opts.json) return printJson({ home: dir, agent, created, existed });
   if (!created.length) return out(`holon home already set up at ${dir}; nothing changed`);
   out(`${existed ? 'updated' : 'created'} holon home at ${dir}`);
-  for (const p of created) out(`  + ${relative(ctx.cwd, p) || p}`);
+  for (const p of created) out(`  + ${relPath(ctx.cwd, p)}`);
   if (!existed) out(`next: holon new "what must be delivered"   (agent: ${agent})`);
 }
 
@@ -24,7 +25,7 @@ export function runAgentAdd(ctx: Ctx, args: string[], opts: { json?: boolean }):
   const home = ctx.home();
   const created = addAgent(home.dir, args[0]);
   if (opts.json) return printJson({ agent: args[0], created });
-  out(created.length ? `added agent ${args[0]} (${relative(ctx.cwd, join(home.dir, 'agents', args[0], 'AGENTS.md'))})` : `agent ${args[0]} already exists; nothing changed`);
+  out(created.length ? `added agent ${args[0]} (${relPath(ctx.cwd, join(home.dir, 'agents', args[0], 'AGENTS.md'))})` : `agent ${args[0]} already exists; nothing changed`);
 }
 
 export function runAgentList(ctx: Ctx, _args: string[], opts: { json?: boolean }): void {

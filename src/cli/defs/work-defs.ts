@@ -108,7 +108,8 @@ export function defineWorkCommands(program: Command): void {
   program
     .command('demo')
     .description('run the main job end to end on a temporary home with a scripted agent')
-    .option('--keep', 'keep the temporary home and print where it is')
+    .option('--only <part>', 'run one part: watch (the reviewer under holon watch) or by-hand')
+    .option('--keep', 'keep the temporary homes and print where they are')
     .option('--json', 'print the demo summary as JSON')
     .action(lazy(() => import('../commands/demo.js')));
 }

@@ -43,6 +43,11 @@ function locateWait(ctx: Ctx, waitId: string, id: string | undefined): WorkRef {
   throw notFound(`no wait "${waitId}"`, 'see the waits of an item with `holon show ID`');
 }
 
+/** A timer's fire and a task's result go to their own agent's inbox: a wait of another agent's item would never wake. */
+function refuseOtherAgent(kind: 'task' | 'timer', id: string, owner: string, ref: WorkRef, fix: string): void {
+  if (owner !== ref.agent) throw invalid(`${kind} ${id} belongs to agent "${owner}", but ${ref.id} is agent "${ref.agent}"'s: its ${kind === 'task' ? 'result' : 'fire'} would never wake this wait`, fix);
+}
+
 function taskResult(t: TaskRecord) {
   return { task: t.id, status: t.status, exit_code: t.exit_code, signal: t.signal, ended_at: t.ended_at, output_tail: t.output_tail };
 }
@@ -85,6 +90,7 @@ export async function run(ctx: Ctx, args: string[], opts: WaitOpts): Promise<voi
       if (t.output_tail) out(t.output_tail.replace(/\n$/, ''));
       return;
     }
+    refuseOtherAgent('task', t.id, t.agent, ref, `start the task for this item: holon task run --work ${ref.id} -- CMD`);
   } else if (target.kind === 'timer') {
     if (!target.resource) {
       if (!opts.in && !opts.at) throw invalid('--for timer needs a timer id or --in/--at', 'e.g. --for timer --in 2h, or --for timer:t-4f2a9c1k');
@@ -96,6 +102,7 @@ export async function run(ctx: Ctx, args: string[], opts: WaitOpts): Promise<voi
       const loc = locateTimer(home, target.resource, ref.agent);
       target.resource = loc.id;
       timer = readTimerFile(timerFile(home, loc.agent, loc.id), loc.id);
+      refuseOtherAgent('timer', timer.id, loc.agent, ref, `create a timer for this item: holon wait ${ref.id} --for timer --in 2h --reason ...`);
       if (timer.status === 'cancelled') throw invalid(`timer ${timer.id} is cancelled`, 'create a new one: --for timer --in 2h');
       if (timer.status === 'fired') {
         if (opts.json) return printJson({ registered: false, work_item: ref.id, timer: timerView(timer) });

@@ -1,0 +1,32 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { project } from '../helpers/cli.js';
+
+const T0 = '2026-11-30T10:00:00Z';
+const now = { HOLON_NOW: T0 };
+
+describe('waits that could never wake are refused', () => {
+  it("a wait on another agent's timer or task (its fire or result goes to that agent's inbox only)", async () => {
+    const p = await project('main');
+    await p.h(['agent', 'add', 'reviewer']);
+    const mine = await p.create('review it', ['--agent', 'reviewer']);
+    const timer = await p.json(['timer', 'add', '--in', '1h', '--agent', 'main'], now);
+    const before = readFileSync(p.workFile(mine, 'reviewer'), 'utf8');
+    const r = await p.h(['wait', mine, '--for', `timer:${timer.id}`, '--reason', 'r'], now);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/belongs to agent "main"/);
+    expect(r.stderr).toContain('fix:');
+    expect(readFileSync(p.workFile(mine, 'reviewer'), 'utf8')).toBe(before);
+    const task = JSON.parse((await p.h(['task', 'run', '--agent', 'main', '--json', '--', 'sleep', '3'])).stdout);
+    const rt = await p.h(['wait', mine, '--for', `task:${task.id}`, '--reason', 'r'], now);
+    expect(rt.code).toBe(3);
+    expect(rt.stderr).toMatch(/belongs to agent "main"/);
+    expect(readFileSync(p.workFile(mine, 'reviewer'), 'utf8')).toBe(before);
+    // A timer of the item's own agent is fine, and its fire triggers the wait.
+    const own = await p.json(['timer', 'add', '--in', '1h', '--agent', 'reviewer'], now);
+    const w = await p.json(['wait', mine, '--for', `timer:${own.id}`, '--reason', 'r'], now);
+    expect(w.registered).toBe(true);
+    const t = await p.json(['tick'], { HOLON_NOW: '2026-11-30T11:00:00Z' });
+    expect(t.events_admitted.flatMap((e: any) => e.triggered)).toEqual([{ work_item: mine, wait: w.wait.id }]);
+  });
+});

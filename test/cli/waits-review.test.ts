@@ -30,3 +30,19 @@ describe('waits that could never wake are refused', () => {
     expect(t.events_admitted.flatMap((e: any) => e.triggered)).toEqual([{ work_item: mine, wait: w.wait.id }]);
   });
 });
+
+describe('provenance', () => {
+  it('an agent run cannot pose as the operator with `holon tell`; it notifies as source agent', async () => {
+    const p = await project();
+    const a = await p.create('x');
+    await p.json(['wait', a, '--for', 'operator', '--reason', 'need the go-ahead']);
+    const r = await p.h(['tell', '--work', a, 'go ahead, merge it'], { HOLON_ACTOR: 'agent:main' });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/operator/);
+    expect(r.stderr).toContain('notify');
+    expect((await p.json(['show', a])).waits[0].status).toBe('active');
+    expect((await p.json(['inbox', '--all'])).admitted).toEqual([]);
+    // A person (any other actor) still can.
+    expect((await p.json(['tell', '--work', a, 'go ahead'], { HOLON_ACTOR: 'alice' })).provenance).toBe('cli:tell by alice');
+  });
+});

@@ -59,6 +59,10 @@ export async function runNotify(ctx: Ctx, args: string[], opts: { work?: string;
 }
 
 export async function runTell(ctx: Ctx, args: string[], opts: { work?: string; json?: boolean }): Promise<void> {
+  // Only a person carries instruction authority: an agent run (HOLON_ACTOR=agent:NAME) must not forge it.
+  if (ctx.actor.startsWith('agent:')) {
+    throw invalid(`${ctx.actor} cannot send an operator message: \`holon tell\` carries a person's authority`, 'an agent enqueues its own follow-up with `holon notify RESOURCE --source agent --mode message --payload TEXT`');
+  }
   const text = args.join(' ').trim();
   if (!text) throw invalid('the message is empty', 'holon tell "what you want the agent to know or do"');
   checkPayload(text);

@@ -104,6 +104,8 @@ export function checkSchedule(firstDueMs: number, every: string | undefined, unt
   if (every) {
     const ms = parseDuration(every, '--every');
     if (ms < 1000) throw invalid(`--every ${every} is shorter than a second`, 'timers work to the second: use --every 1s or more');
+    // Due times are stored to the second: a slot between two seconds would be written rounded down, i.e. early.
+    if (ms % 1000) throw invalid(`--every ${every} is not a whole number of seconds`, 'timers work to the second: e.g. --every 2s, 90s or 1h');
   } else if (until) throw invalid('--until needs --every', 'a one-shot timer fires once; --until ends a repeating one');
   if (untilMsValue != null && untilMsValue < firstDueMs) throw invalid('--until is before the first due time', 'pick an --until after --in/--at');
 }

@@ -46,3 +46,15 @@ describe('provenance', () => {
     expect((await p.json(['tell', '--work', a, 'go ahead'], { HOLON_ACTOR: 'alice' })).provenance).toBe('cli:tell by alice');
   });
 });
+
+describe('timer schedules', () => {
+  it('--every must be whole seconds: stored times are to the second, a 1.5s grid would fire early', async () => {
+    const p = await project();
+    for (const every of ['1500ms', '2.5s']) {
+      const r = await p.h(['timer', 'add', '--in', '1m', '--every', every], now);
+      expect(r.code, every).toBe(3);
+      expect(r.stderr).toMatch(/whole number of seconds/);
+    }
+    expect((await p.json(['timer', 'add', '--in', '1m', '--every', '90s'], now)).every).toBe('90s');
+  });
+});

@@ -48,6 +48,22 @@ describe('provenance', () => {
 });
 
 describe('timer schedules', () => {
+  it('a repeating timer whose --at is past starts at its next slot on the grid, not with a burst of "missed" slots', async () => {
+    const p = await project();
+    const add = await p.h(['timer', 'add', '--at', '2026-11-30T06:30:00Z', '--every', '1h', '--json'], now);
+    expect(add.code).toBe(0);
+    const t = JSON.parse(add.stdout);
+    expect(t).toMatchObject({ first_due_at: '2026-11-30T06:30:00Z', next_due_at: '2026-11-30T10:30:00Z', missed_count: 0 });
+    expect(add.stderr).toContain('10:30:00Z');
+    expect((await p.json(['tick'], now)).timers_fired).toEqual([]);
+    const r = await p.json(['tick'], { HOLON_NOW: '2026-11-30T10:30:00Z' });
+    expect(r.timers_fired).toEqual([expect.objectContaining({ timer: t.id, fire_count: 1, missed_count: 0, late_ms: 0 })]);
+    // Its series already over: refused.
+    const over = await p.h(['timer', 'add', '--at', '2026-11-30T06:30:00Z', '--every', '1h', '--until', '2026-11-30T09:00:00Z'], now);
+    expect(over.code).toBe(3);
+    expect(over.stderr).toMatch(/--until .* is past/);
+  });
+
   it('--every must be whole seconds: stored times are to the second, a 1.5s grid would fire early', async () => {
     const p = await project();
     for (const every of ['1500ms', '2.5s']) {

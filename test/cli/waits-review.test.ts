@@ -74,3 +74,19 @@ describe('timer schedules', () => {
     expect((await p.json(['timer', 'add', '--in', '1m', '--every', '90s'], now)).every).toBe('90s');
   });
 });
+
+describe('wait flags', () => {
+  it('a --recheck before the timer is due is refused (the wait would always expire first), and leaves no timer', async () => {
+    const p = await project();
+    const a = await p.create('x', [], now);
+    const before = readFileSync(p.workFile(a), 'utf8');
+    const r = await p.h(['wait', a, '--for', 'timer', '--in', '2h', '--recheck', '1h', '--reason', 'r'], now);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/--recheck .* before the timer is due/);
+    expect((await p.json(['timer', 'list', '--all'])).timers).toEqual([]);
+    const t = await p.json(['timer', 'add', '--in', '2h'], now);
+    expect((await p.h(['wait', a, '--for', `timer:${t.id}`, '--recheck', '2026-11-30T11:00:00Z', '--reason', 'r'], now)).code).toBe(3);
+    expect(readFileSync(p.workFile(a), 'utf8')).toBe(before);
+    expect((await p.json(['wait', a, '--for', 'timer', '--in', '2h', '--recheck', '3h', '--reason', 'r'], now)).wait.recheck_at).toBe('2026-11-30T13:00:00Z');
+  });
+});

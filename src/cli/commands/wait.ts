@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { invalid, notFound } from '../../core/errors.js';
 import { formatId } from '../../core/ids.js';
 import { ceilSecond } from '../../core/schedule.js';
-import { iso, parseDuration, parseWhen } from '../../core/time.js';
+import { iso, parseDuration, parseIso, parseWhen } from '../../core/time.js';
 import { addWait, cancelWait, resolveWait, triggerWait } from '../../core/transitions.js';
 import type { Wait } from '../../core/types.js';
 import { parseWaitFor, waitKey } from '../../core/wait-matching.js';
@@ -46,6 +46,13 @@ function locateWait(ctx: Ctx, waitId: string, id: string | undefined): WorkRef {
 /** A timer's fire and a task's result go to their own agent's inbox: a wait of another agent's item would never wake. */
 function refuseOtherAgent(kind: 'task' | 'timer', id: string, owner: string, ref: WorkRef, fix: string): void {
   if (owner !== ref.agent) throw invalid(`${kind} ${id} belongs to agent "${owner}", but ${ref.id} is agent "${ref.agent}"'s: its ${kind === 'task' ? 'result' : 'fire'} would never wake this wait`, fix);
+}
+
+/** A fallback deadline before the timer is due would always expire the wait before its wake could come. */
+function refuseEarlyRecheck(recheckMs: number | null, dueMs: number, given: string | undefined): void {
+  if (recheckMs != null && recheckMs < dueMs) {
+    throw invalid(`--recheck ${given} comes before the timer is due (${iso(dueMs)}): the wait would expire before its timer fires`, 'drop --recheck (the default comes after the due time), or give a later one');
+  }
 }
 
 function taskResult(t: TaskRecord) {
@@ -94,6 +101,7 @@ export async function run(ctx: Ctx, args: string[], opts: WaitOpts): Promise<voi
   } else if (target.kind === 'timer') {
     if (!target.resource) {
       if (!opts.in && !opts.at) throw invalid('--for timer needs a timer id or --in/--at', 'e.g. --for timer --in 2h, or --for timer:t-4f2a9c1k');
+      refuseEarlyRecheck(explicitRecheck, ceilSecond(opts.in ? ctx.nowMs + parseDuration(opts.in, '--in') : parseIso(opts.at!, '--at')), opts.recheck);
       timer = await createTimerFor(ctx, ref.agent, { in: opts.in, at: opts.at, work: ref.id, summary: opts.reason });
       createdTimer = true;
       target.resource = timer.id;
@@ -108,6 +116,7 @@ export async function run(ctx: Ctx, args: string[], opts: WaitOpts): Promise<voi
         if (opts.json) return printJson({ registered: false, work_item: ref.id, timer: timerView(timer) });
         return out(`${timer.id} already fired at ${timer.last_fired_at} (nothing registered)`);
       }
+      if (timer.next_due_at) refuseEarlyRecheck(explicitRecheck, Date.parse(timer.next_due_at), opts.recheck);
     }
     dueMs = timer.next_due_at ? Date.parse(timer.next_due_at) : null;
   }

@@ -1,4 +1,4 @@
-import { invalid } from './errors.js';
+import { invalid, notFound } from './errors.js';
 import { checkResource, waitKey } from './wait-matching.js';
 import type { HolonEvent, Wait } from './types.js';
 import { appendHistory, type WorkDoc } from './workitem.js';
@@ -20,6 +20,8 @@ function withWaits(doc: WorkDoc, waits: Wait[]): WorkDoc {
 function mapWait(doc: WorkDoc, id: string, fn: (w: Wait) => Wait): WorkDoc {
   return withWaits(doc, doc.item.waits.map((w) => (w.id === id ? fn(w) : w)));
 }
+
+const noWait = (doc: WorkDoc, waitId: string) => notFound(`${doc.item.id} has no wait ${waitId}`, `see its waits with \`holon show ${doc.item.id}\``);
 
 function refuseDone(doc: WorkDoc, what: string): void {
   if (doc.item.status === 'done') throw invalid(`${doc.item.id} is done; cannot ${what}`, `create a successor item instead (holon new ... ) or see \`holon show ${doc.item.id}\``);
@@ -49,7 +51,7 @@ export function expireWait(doc: WorkDoc, waitId: string, nowIso: string): WorkDo
 /** Cancels one wait (active or triggered) with a reason; refuses a settled one. */
 export function cancelWait(doc: WorkDoc, waitId: string, reason: string, nowIso: string): WorkDoc {
   const w = doc.item.waits.find((x) => x.id === waitId);
-  if (!w) throw invalid(`${doc.item.id} has no wait ${waitId}`, `see its waits with \`holon show ${doc.item.id}\``);
+  if (!w) throw noWait(doc, waitId);
   if (!live(w)) return doc;
   return mapWait(doc, waitId, (x) => ({ ...x, status: 'cancelled', settled_at: nowIso, settled_reason: reason }));
 }
@@ -57,7 +59,7 @@ export function cancelWait(doc: WorkDoc, waitId: string, reason: string, nowIso:
 /** Marks a triggered wait as handled. */
 export function resolveWait(doc: WorkDoc, waitId: string, nowIso: string): WorkDoc {
   const w = doc.item.waits.find((x) => x.id === waitId);
-  if (!w) throw invalid(`${doc.item.id} has no wait ${waitId}`, `see its waits with \`holon show ${doc.item.id}\``);
+  if (!w) throw noWait(doc, waitId);
   if (w.status === 'resolved') return doc;
   if (w.status !== 'triggered') throw invalid(`wait ${waitId} is ${w.status}, not triggered`, 'only a triggered wait can be resolved; cancel an active one with `holon wait --cancel ID`');
   return mapWait(doc, waitId, (x) => ({ ...x, status: 'resolved', resolved_at: nowIso }));

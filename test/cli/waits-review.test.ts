@@ -89,4 +89,23 @@ describe('wait flags', () => {
     expect(readFileSync(p.workFile(a), 'utf8')).toBe(before);
     expect((await p.json(['wait', a, '--for', 'timer', '--in', '2h', '--recheck', '3h', '--reason', 'r'], now)).wait.recheck_at).toBe('2026-11-30T13:00:00Z');
   });
+
+  it('--cancel/--resolve: a wait the item does not have is not found (4); conflicting flags are refused (3)', async () => {
+    const p = await project();
+    const a = await p.create('x');
+    const w = await p.json(['wait', a, '--for', 'external:q:1', '--reason', 'r']);
+    const before = readFileSync(p.workFile(a), 'utf8');
+    for (const flag of ['--cancel', '--resolve']) {
+      const r = await p.h(['wait', a, flag, 'wt-nothere1']);
+      expect(r.code, flag).toBe(4);
+      expect(r.stderr).toContain(`${a} has no wait wt-nothere1`);
+    }
+    const both = await p.h(['wait', a, '--cancel', w.wait.id, '--resolve', w.wait.id]);
+    expect(both.code).toBe(3);
+    expect(both.stderr).toMatch(/either --cancel or --resolve/);
+    const mixed = await p.h(['wait', a, '--for', 'operator', '--reason', 'r', '--cancel', w.wait.id]);
+    expect(mixed.code).toBe(3);
+    expect(mixed.stderr).toMatch(/register a new wait, not with --cancel/);
+    expect(readFileSync(p.workFile(a), 'utf8')).toBe(before);
+  });
 });

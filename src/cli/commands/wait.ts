@@ -62,6 +62,10 @@ function taskResult(t: TaskRecord) {
 export async function run(ctx: Ctx, args: string[], opts: WaitOpts): Promise<void> {
   const home = ctx.home();
   const nowIso = iso(ctx.nowMs);
+  if (opts.cancel && opts.resolve) throw invalid('give either --cancel or --resolve, not both', 'cancel an active wait, or resolve a triggered one: holon wait --cancel WAIT_ID');
+  if ((opts.cancel || opts.resolve) && (opts.for || opts.in || opts.at || opts.recheck)) {
+    throw invalid(`--for, --in, --at and --recheck register a new wait, not with ${opts.cancel ? '--cancel' : '--resolve'}`, 'run two commands: one to settle the old wait, one to register the new one');
+  }
   if (opts.cancel || opts.resolve) {
     const waitId = (opts.cancel ?? opts.resolve)!;
     const ref = locateWait(ctx, waitId, args[0]);

@@ -109,3 +109,20 @@ describe('wait flags', () => {
     expect(readFileSync(p.workFile(a), 'utf8')).toBe(before);
   });
 });
+
+describe('defer', () => {
+  it('refuses a resume time already past (--until or --when at:), writing nothing', async () => {
+    const p = await project();
+    const a = await p.create('x', [], now);
+    const before = readFileSync(p.workFile(a), 'utf8');
+    for (const args of [['--until', '2026-11-30T09:00:00Z'], ['--when', 'at:2026-11-29T00:00:00Z'], ['--until', '2026-12-01T00:00:00Z', '--when', 'at:2026-11-29T00:00:00Z']]) {
+      const r = await p.h(['defer', a, ...args, '--reason', 'r'], now);
+      expect(r.code, args.join(' ')).toBe(3);
+      expect(r.stderr).toMatch(/is already past/);
+      expect(r.stderr).toContain('fix:');
+    }
+    expect(readFileSync(p.workFile(a), 'utf8')).toBe(before);
+    const ok = await p.json(['defer', a, '--until', '2026-12-01T00:00:00Z', '--when', 'done:w-other123', '--reason', 'r'], now);
+    expect(ok).toMatchObject({ status: 'deferred', resume_when: ['at:2026-12-01T00:00:00Z', 'done:w-other123'] });
+  });
+});

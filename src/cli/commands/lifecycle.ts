@@ -40,6 +40,10 @@ export async function runDefer(ctx: Ctx, args: string[], opts: { until?: string;
   const ref = targetItem(ctx, args[0]);
   const conds = (opts.when ?? []).map(checkResumeCondition);
   if (opts.until) conds.unshift(`at:${iso(parseIso(opts.until, '--until'))}`);
+  // A time already reached would make the item a resume candidate at once: almost surely a typo.
+  for (const c of conds) {
+    if (c.startsWith('at:') && Date.parse(c.slice(3)) <= ctx.nowMs) throw invalid(`resume time ${c.slice(3)} is already past (now ${iso(ctx.nowMs)})`, 'give a future time, e.g. --until 2026-12-01T09:00:00Z, or keep the item open');
+  }
   await apply(ctx, ref, opts.json, (d) => defer(d, conds, opts.reason, iso(ctx.nowMs)), (d) => `${ref.id} deferred (resume_when ${d.item.resume_when.join(', ')})`);
 }
 

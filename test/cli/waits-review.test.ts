@@ -122,7 +122,20 @@ describe('defer', () => {
       expect(r.stderr).toContain('fix:');
     }
     expect(readFileSync(p.workFile(a), 'utf8')).toBe(before);
-    const ok = await p.json(['defer', a, '--until', '2026-12-01T00:00:00Z', '--when', 'done:w-other123', '--reason', 'r'], now);
-    expect(ok).toMatchObject({ status: 'deferred', resume_when: ['at:2026-12-01T00:00:00Z', 'done:w-other123'] });
+    const ok = await p.json(['defer', a, '--until', '2026-12-01T00:00:00Z', '--when', 'event:ci:run/1', '--reason', 'r'], now);
+    expect(ok).toMatchObject({ status: 'deferred', resume_when: ['at:2026-12-01T00:00:00Z', 'event:ci:run/1'] });
+  });
+
+  it('--when done:ID names an existing item: a prefix is stored as the full id, an unknown id is not found (4)', async () => {
+    const p = await project();
+    const a = await p.create('x', [], now);
+    const b = await p.create('y', [], now);
+    const before = readFileSync(p.workFile(a), 'utf8');
+    const r = await p.h(['defer', a, '--when', 'done:w-nosuch99', '--reason', 'r'], now);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('no WorkItem "w-nosuch99"');
+    expect(readFileSync(p.workFile(a), 'utf8')).toBe(before);
+    const ok = await p.json(['defer', a, '--when', `done:${b.slice(0, 6)}`, '--reason', 'after y'], now);
+    expect(ok.resume_when).toEqual([`done:${b}`]);
   });
 });

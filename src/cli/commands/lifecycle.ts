@@ -38,7 +38,8 @@ export async function runSupersede(ctx: Ctx, args: string[], opts: { by: string;
 
 export async function runDefer(ctx: Ctx, args: string[], opts: { until?: string; when?: string[]; reason: string; json?: boolean }): Promise<void> {
   const ref = targetItem(ctx, args[0]);
-  const conds = (opts.when ?? []).map(checkResumeCondition);
+  // done:ID must name an item as the frontier will compare it: the full id of one that exists.
+  const conds = (opts.when ?? []).map(checkResumeCondition).map((c) => (c.startsWith('done:') ? `done:${locateWork(ctx.home(), c.slice(5), ref.agent).id}` : c));
   if (opts.until) conds.unshift(`at:${iso(parseIso(opts.until, '--until'))}`);
   // A time already reached would make the item a resume candidate at once: almost surely a typo.
   for (const c of conds) {

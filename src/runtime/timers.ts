@@ -110,11 +110,21 @@ export function checkSchedule(firstDueMs: number, every: string | undefined, unt
   if (untilMsValue != null && untilMsValue < firstDueMs) throw invalid('--until is before the first due time', 'pick an --until after --in/--at');
 }
 
-/** Cancels the active timers created for an item (its `work_item`); returns their ids. */
+/**
+ * Cancels the active timers created for an item (its `work_item`); returns their ids. A timer another
+ * item still waits on is kept: cancelling it would block that item for nothing.
+ */
 export async function cancelItemTimers(home: Home, agent: string, workItem: string, nowMs: number): Promise<string[]> {
   const out: string[] = [];
-  for (const t of listTimers(home, agent).timers) {
-    if (t.status !== 'active' || t.work_item !== workItem) continue;
+  const timers = listTimers(home, agent).timers.filter((t) => t.status === 'active' && t.work_item === workItem);
+  if (!timers.length) return out;
+  const waitedOn = new Set<string>();
+  for (const item of loadAgentWork(home, agent).items) {
+    if (item.id === workItem || item.status === 'done') continue;
+    for (const w of item.waits) if (w.status === 'active' && w.kind === 'timer') waitedOn.add(w.resource);
+  }
+  for (const t of timers) {
+    if (waitedOn.has(t.id)) continue;
     if ((await cancelTimer(home, agent, t.id, nowMs)).outcome === 'cancelled') out.push(t.id);
   }
   return out;

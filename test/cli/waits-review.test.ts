@@ -139,3 +139,19 @@ describe('defer', () => {
     expect(ok.resume_when).toEqual([`done:${b}`]);
   });
 });
+
+describe('completion', () => {
+  it("completing an item leaves its timer alone while another item still waits on it (that item is not blocked)", async () => {
+    const p = await project();
+    const a = await p.create('a', [], now);
+    const b = await p.create('b', [], now);
+    const t = await p.json(['timer', 'add', '--in', '1h', '--work', a], now);
+    const own = await p.json(['timer', 'add', '--in', '2h', '--work', a], now);
+    const w = await p.json(['wait', b, '--for', `timer:${t.id}`, '--reason', 'b waits on a\'s timer'], now);
+    const done = await p.json(['complete', a, '--result', 'r', '--evidence', 'e', '--no-followup', 'n'], now);
+    expect(done.timers_cancelled).toEqual([own.id]);
+    expect((await p.json(['show', b])).status).toBe('open');
+    const r = await p.json(['tick'], { HOLON_NOW: '2026-11-30T11:00:00Z' });
+    expect(r.events_admitted.flatMap((e: any) => e.triggered)).toEqual([{ work_item: b, wait: w.wait.id }]);
+  });
+});

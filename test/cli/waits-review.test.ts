@@ -154,4 +154,14 @@ describe('completion', () => {
     const r = await p.json(['tick'], { HOLON_NOW: '2026-11-30T11:00:00Z' });
     expect(r.events_admitted.flatMap((e: any) => e.triggered)).toEqual([{ work_item: b, wait: w.wait.id }]);
   });
+
+  it('a done item takes no new timer (it could only wake the agent for nothing)', async () => {
+    const p = await project();
+    const a = await p.create('a', [], now);
+    await p.json(['complete', a, '--result', 'r', '--evidence', 'e', '--no-followup', 'n'], now);
+    const r = await p.h(['timer', 'add', '--in', '1h', '--work', a], now);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain(`${a} is done`);
+    expect((await p.json(['timer', 'list', '--all'])).timers).toEqual([]);
+  });
 });

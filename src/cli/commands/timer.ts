@@ -7,6 +7,7 @@ import { listAgents } from '../../store/home.js';
 import type { Ctx } from '../context.js';
 import { note, out, printJson, table } from '../output.js';
 import { workTarget } from '../work-args.js';
+import { readWorkFile, workFile } from '../../store/work-store.js';
 
 /** A timer as --json shows it. */
 export function timerView(t: Timer) {
@@ -49,6 +50,9 @@ export async function createTimerFor(ctx: Ctx, agent: string, o: { in?: string; 
 
 export async function runTimerAdd(ctx: Ctx, _args: string[], opts: { in?: string; at?: string; every?: string; until?: string; work?: string; summary?: string; json?: boolean }): Promise<void> {
   const { agent, work_item: work } = workTarget(ctx, opts.work);
+  if (work && readWorkFile(workFile(ctx.home(), agent, work), work).item.status === 'done') {
+    throw invalid(`${work} is done: a timer for it could only wake the agent for nothing`, 'create the follow-up item (`holon new`) and set the timer on it');
+  }
   const t = await createTimerFor(ctx, agent, { ...opts, work });
   if (opts.json) return printJson(timerView(t));
   out(t.id);

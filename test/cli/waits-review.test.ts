@@ -165,3 +165,14 @@ describe('completion', () => {
     expect((await p.json(['timer', 'list', '--all'])).timers).toEqual([]);
   });
 });
+
+describe('help and usage', () => {
+  it('task run without -- shows where the command goes; notify --help names each default once', async () => {
+    const p = await project();
+    const r = await p.h(['task', 'run', 'ls', '-la']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('usage: holon task run [--work ID] [--json] -- <command...>');
+    const help = (await p.h(['notify', '--help'])).stdout;
+    expect(help.match(/default/g)).toHaveLength(2);
+  });
+});

@@ -141,6 +141,18 @@ describe('defer', () => {
 });
 
 describe('completion', () => {
+  it('a done item cannot be the successor: outstanding work handed to it would be lost', async () => {
+    const p = await project();
+    const a = await p.create('a', [], now);
+    const old = await p.create('old', [], now);
+    await p.json(['complete', old, '--result', 'r', '--evidence', 'e', '--no-followup', 'n'], now);
+    const before = readFileSync(p.workFile(a), 'utf8');
+    const r = await p.h(['complete', a, '--result', 'r', '--evidence', 'e', '--outstanding', 'v1 clients', '--successor', old], now);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain(`successor ${old} is done`);
+    expect(readFileSync(p.workFile(a), 'utf8')).toBe(before);
+  });
+
   it("completing an item leaves its timer alone while another item still waits on it (that item is not blocked)", async () => {
     const p = await project();
     const a = await p.create('a', [], now);

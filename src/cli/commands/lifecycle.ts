@@ -3,7 +3,7 @@ import { iso, parseIso } from '../../core/time.js';
 import { block, checkResumeCondition, complete, defer, reopen, supersede } from '../../core/transitions.js';
 import { viewOf, type WorkDoc } from '../../core/workitem.js';
 import { readEntries } from '../../core/body.js';
-import { locateWork, mutateWork, type WorkRef } from '../../store/work-store.js';
+import { locateWork, mutateWork, readWorkFile, type WorkRef } from '../../store/work-store.js';
 import type { Ctx } from '../context.js';
 import { note, out, printJson } from '../output.js';
 import { cancelItemTimers } from '../../runtime/timers.js';
@@ -21,9 +21,10 @@ async function apply(ctx: Ctx, ref: WorkRef, json: boolean | undefined, fn: (d: 
 export async function runComplete(ctx: Ctx, args: string[], opts: { result?: string; evidence?: string[]; outstanding?: string[]; successor?: string[]; followup?: string | boolean; json?: boolean }): Promise<void> {
   const ref = targetItem(ctx, args[0]);
   const successors = (opts.successor ?? []).map((s) => {
-    const id = locateWork(ctx.home(), s, ref.agent).id;
-    if (id === ref.id) throw invalid('an item cannot be its own successor', 'create the follow-up with `holon new` and pass its id');
-    return id;
+    const next = locateWork(ctx.home(), s, ref.agent);
+    if (next.id === ref.id) throw invalid('an item cannot be its own successor', 'create the follow-up with `holon new` and pass its id');
+    if (readWorkFile(next.file, next.id).item.status === 'done') throw invalid(`successor ${next.id} is done: it cannot carry on the work`, 'create the follow-up with `holon new` and pass its id');
+    return next.id;
   });
   const noFollowup = typeof opts.followup === 'string' ? opts.followup : null;
   const input = { result: opts.result ?? '', evidence: opts.evidence ?? [], outstanding: opts.outstanding ?? [], successors, noFollowup, actor: ctx.actor, nowIso: iso(ctx.nowMs) };

@@ -1,5 +1,5 @@
 import { invalid, notFound } from './errors.js';
-import { checkResource, waitKey } from './wait-matching.js';
+import { checkResource, isLive, waitKey } from './wait-matching.js';
 import type { HolonEvent, Wait } from './types.js';
 import { appendHistory, type WorkDoc } from './workitem.js';
 import { replaceSection } from './body.js';
@@ -10,8 +10,6 @@ import { assertSafeId } from './ids.js';
  * Pure lifecycle transitions of a WorkItem. Each takes a WorkDoc and returns the next one, or throws
  * HolonError(invalid) to refuse; the store applies them under the record's lock.
  */
-
-const live = (w: Wait) => w.status === 'active' || w.status === 'triggered';
 
 function withWaits(doc: WorkDoc, waits: Wait[]): WorkDoc {
   return { ...doc, item: { ...doc.item, waits } };
@@ -52,7 +50,7 @@ export function expireWait(doc: WorkDoc, waitId: string, nowIso: string): WorkDo
 export function cancelWait(doc: WorkDoc, waitId: string, reason: string, nowIso: string): WorkDoc {
   const w = doc.item.waits.find((x) => x.id === waitId);
   if (!w) throw noWait(doc, waitId);
-  if (!live(w)) return doc;
+  if (!isLive(w)) return doc;
   return mapWait(doc, waitId, (x) => ({ ...x, status: 'cancelled', settled_at: nowIso, settled_reason: reason }));
 }
 

@@ -41,6 +41,9 @@ export function parseWaitFor(text: string): WaitTarget {
   return { kind, resource };
 }
 
+/** A wait that still holds a continuation: active, or triggered and not yet handled. */
+export const isLive = (w: Pick<Wait, 'status'>) => w.status === 'active' || w.status === 'triggered';
+
 /** The one string a wait and an event are matched on: `kind:resource`, or `operator`. */
 export function waitKey(w: Pick<Wait, 'kind' | 'resource'>): string {
   return w.kind === 'operator' ? 'operator' : `${w.kind}:${w.resource}`;

@@ -32,6 +32,14 @@ describe('waits that could never wake are refused', () => {
 });
 
 describe('provenance', () => {
+  it('notify says so when a payload goes with a wake_hint (kept in the record, never shown to the agent)', async () => {
+    const p = await project();
+    const r = await p.h(['notify', 'ci:run/1', '--payload', 'conclusion: failure']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/wake_hint.*not shown to the agent.*--mode message/);
+    expect((await p.h(['notify', 'ci:run/1', '--payload', 'x', '--mode', 'message'])).stderr).not.toContain('not shown');
+  });
+
   it('an agent run cannot pose as the operator with `holon tell`; it notifies as source agent', async () => {
     const p = await project();
     const a = await p.create('x');

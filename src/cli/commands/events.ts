@@ -54,6 +54,7 @@ export async function runNotify(ctx: Ctx, args: string[], opts: { work?: string;
   const payload = readPayload(ctx, opts.payload);
   const input = checkNotify({ resource: args[0] ?? '', mode: opts.mode ?? 'wake_hint', source: opts.source ?? 'external', payload });
   const { agent, work_item } = workTarget(ctx, opts.work);
+  if (input.payload != null && input.mode === 'wake_hint') note('note: with --mode wake_hint the payload is kept in the event record but not shown to the agent; use --mode message to deliver it');
   const r = await deliver(ctx, agent, { ...input, work_item, provenance: `cli:notify by ${ctx.actor}` });
   report(r.event, r.admitted, opts.json);
 }

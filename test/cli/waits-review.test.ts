@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { project } from '../helpers/cli.js';
 
@@ -194,5 +195,18 @@ describe('help and usage', () => {
     expect(r.stderr).toContain('usage: holon task run [--work ID] [--json] -- <command...>');
     const help = (await p.h(['notify', '--help'])).stdout;
     expect(help.match(/default/g)).toHaveLength(2);
+  });
+});
+
+describe('tick', () => {
+  it('names the malformed records it skipped on stderr (JSON on stdout unchanged)', async () => {
+    const p = await project();
+    const t = await p.json(['timer', 'add', '--in', '1m'], now);
+    appendFileSync(join(p.home, 'agents/main/timers', `${t.id}.yaml`), 'garbage: [\n');
+    const r = await p.h(['tick', '--json'], { HOLON_NOW: '2026-11-30T11:00:00Z' });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).timers_fired).toEqual([]);
+    expect(r.stderr).toContain(`skipped ${join(p.home, 'agents/main/timers', `${t.id}.yaml`)}`);
+    expect(r.stderr).toContain('holon check');
   });
 });

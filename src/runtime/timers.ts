@@ -99,7 +99,7 @@ export async function cancelTimer(home: Home, agent: string, id: string, nowMs: 
   return { timer, outcome, settled };
 }
 
-/** Checks `--every` / `--until` against the first due time; returns the parsed values. */
+/** Checks `--every` / `--until` against the first due time (refuses with exit 3). */
 export function checkSchedule(firstDueMs: number, every: string | undefined, until: string | undefined, untilMsValue: number | null): void {
   if (every) {
     const ms = parseDuration(every, '--every');

@@ -1,4 +1,4 @@
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { project } from '../helpers/cli.js';
@@ -29,6 +29,25 @@ describe('waits that could never wake are refused', () => {
     expect(w.registered).toBe(true);
     const t = await p.json(['tick'], { HOLON_NOW: '2026-11-30T11:00:00Z' });
     expect(t.events_admitted.flatMap((e: any) => e.triggered)).toEqual([{ work_item: mine, wait: w.wait.id }]);
+  });
+});
+
+describe('holon check', () => {
+  it("reports an active wait on another agent's timer (made before the refusal, or by hand)", async () => {
+    const p = await project('main');
+    await p.h(['agent', 'add', 'reviewer']);
+    const mine = await p.create('review it', ['--agent', 'reviewer']);
+    const w = await p.json(['wait', mine, '--for', 'timer', '--in', '1h', '--reason', 'r']);
+    expect((await p.h(['check'])).code).toBe(0);
+    // Move the timer to agent main, as an old record or a hand edit would have it.
+    const from = join(p.home, 'agents/reviewer/timers', `${w.timer.id}.yaml`);
+    const to = join(p.home, 'agents/main/timers', `${w.timer.id}.yaml`);
+    mkdirSync(join(p.home, 'agents/main/timers'), { recursive: true });
+    writeFileSync(from, readFileSync(from, 'utf8').replace('agent: "reviewer"', 'agent: "main"'));
+    renameSync(from, to);
+    const r = await p.h(['check']);
+    expect(r.code).toBe(3);
+    expect(r.stdout + r.stderr).toContain(`waits on timer ${w.timer.id} of agent "main": its fire never reaches agent "reviewer"`);
   });
 });
 

@@ -73,7 +73,8 @@ export function dueFire(t: Timer, nowMs: number, everyMs: number | null, untilMs
   const next: Timer = {
     ...t,
     status: finished ? 'fired' : 'active',
-    next_due_at: finished ? null : iso(nextDue!),
+    // Rounded up: `iso` keeps whole seconds, and a slot between two seconds must not be stored early.
+    next_due_at: finished ? null : iso(ceilSecond(nextDue!)),
     last_fired_at: iso(nowMs),
     last_slot_at: iso(lastSlot),
     fire_count: t.fire_count + 1,

@@ -66,3 +66,11 @@ describe('nextSlot', () => {
     expect(nextSlot(2 * H, H, H)).toBe(2 * H);
   });
 });
+
+describe('a period that is not whole seconds (a hand-edited record)', () => {
+  it('stores the next slot rounded up, never down: a stored time before the slot would fire early', () => {
+    const f = dueFire(timer({ every: '1500ms' }), T0, 1500, null)!;
+    expect(Date.parse(f.next.next_due_at!)).toBeGreaterThanOrEqual(T0 + 1500);
+    expect(f.next.next_due_at).toBe('2026-11-30T10:00:02Z');
+  });
+});

@@ -52,31 +52,27 @@ describe('holon check', () => {
 });
 
 describe('provenance', () => {
-  it('notify says so when a payload goes with a wake_hint (kept in the record, never shown to the agent)', async () => {
+  it('notify notes a payload sent as wake_hint is never shown; an agent run cannot pose as the operator with `holon tell`', async () => {
     const p = await project();
     const r = await p.h(['notify', 'ci:run/1', '--payload', 'conclusion: failure']);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/wake_hint.*not shown to the agent.*--mode message/);
     expect((await p.h(['notify', 'ci:run/1', '--payload', 'x', '--mode', 'message'])).stderr).not.toContain('not shown');
-  });
-
-  it('an agent run cannot pose as the operator with `holon tell`; it notifies as source agent', async () => {
-    const p = await project();
     const a = await p.create('x');
     await p.json(['wait', a, '--for', 'operator', '--reason', 'need the go-ahead']);
-    const r = await p.h(['tell', '--work', a, 'go ahead, merge it'], { HOLON_ACTOR: 'agent:main' });
-    expect(r.code).toBe(3);
-    expect(r.stderr).toMatch(/operator/);
-    expect(r.stderr).toContain('notify');
+    const r2 = await p.h(['tell', '--work', a, 'go ahead, merge it'], { HOLON_ACTOR: 'agent:main' });
+    expect(r2.code).toBe(3);
+    expect(r2.stderr).toMatch(/operator/);
+    expect(r2.stderr).toContain('notify');
     expect((await p.json(['show', a])).waits[0].status).toBe('active');
-    expect((await p.json(['inbox', '--all'])).admitted).toEqual([]);
+    expect((await p.json(['inbox', '--all'])).admitted.filter((e: any) => e.source === 'operator')).toEqual([]);
     // A person (any other actor) still can.
     expect((await p.json(['tell', '--work', a, 'go ahead'], { HOLON_ACTOR: 'alice' })).provenance).toBe('cli:tell by alice');
   });
 });
 
 describe('timer schedules', () => {
-  it('a repeating timer whose --at is past starts at its next slot on the grid, not with a burst of "missed" slots', async () => {
+  it('a repeating timer with a past --at starts at its next grid slot (no burst of "missed" slots); --every is whole seconds (a 1.5s grid would fire early)', async () => {
     const p = await project();
     const add = await p.h(['timer', 'add', '--at', '2026-11-30T06:30:00Z', '--every', '1h', '--json'], now);
     expect(add.code).toBe(0);
@@ -90,10 +86,6 @@ describe('timer schedules', () => {
     const over = await p.h(['timer', 'add', '--at', '2026-11-30T06:30:00Z', '--every', '1h', '--until', '2026-11-30T09:00:00Z'], now);
     expect(over.code).toBe(3);
     expect(over.stderr).toMatch(/--until .* is past/);
-  });
-
-  it('--every must be whole seconds: stored times are to the second, a 1.5s grid would fire early', async () => {
-    const p = await project();
     for (const every of ['1500ms', '2.5s']) {
       const r = await p.h(['timer', 'add', '--in', '1m', '--every', every], now);
       expect(r.code, every).toBe(3);
@@ -104,7 +96,7 @@ describe('timer schedules', () => {
 });
 
 describe('wait flags', () => {
-  it('a --recheck before the timer is due is refused (the wait would always expire first), and leaves no timer', async () => {
+  it('a --recheck before the timer is due is refused and leaves no timer; --cancel/--resolve of an unknown wait is 4, conflicting flags 3', async () => {
     const p = await project();
     const a = await p.create('x', [], now);
     const before = readFileSync(p.workFile(a), 'utf8');
@@ -116,13 +108,8 @@ describe('wait flags', () => {
     expect((await p.h(['wait', a, '--for', `timer:${t.id}`, '--recheck', '2026-11-30T11:00:00Z', '--reason', 'r'], now)).code).toBe(3);
     expect(readFileSync(p.workFile(a), 'utf8')).toBe(before);
     expect((await p.json(['wait', a, '--for', 'timer', '--in', '2h', '--recheck', '3h', '--reason', 'r'], now)).wait.recheck_at).toBe('2026-11-30T13:00:00Z');
-  });
-
-  it('--cancel/--resolve: a wait the item does not have is not found (4); conflicting flags are refused (3)', async () => {
-    const p = await project();
-    const a = await p.create('x');
     const w = await p.json(['wait', a, '--for', 'external:q:1', '--reason', 'r']);
-    const before = readFileSync(p.workFile(a), 'utf8');
+    const before2 = readFileSync(p.workFile(a), 'utf8');
     for (const flag of ['--cancel', '--resolve']) {
       const r = await p.h(['wait', a, flag, 'wt-nothere1']);
       expect(r.code, flag).toBe(4);
@@ -134,12 +121,12 @@ describe('wait flags', () => {
     const mixed = await p.h(['wait', a, '--for', 'operator', '--reason', 'r', '--cancel', w.wait.id]);
     expect(mixed.code).toBe(3);
     expect(mixed.stderr).toMatch(/register a new wait, not with --cancel/);
-    expect(readFileSync(p.workFile(a), 'utf8')).toBe(before);
+    expect(readFileSync(p.workFile(a), 'utf8')).toBe(before2);
   });
 });
 
 describe('defer', () => {
-  it('refuses a resume time already past (--until or --when at:), writing nothing', async () => {
+  it('refuses a resume time already past, writing nothing; done:ID names an existing item (a prefix is stored as the full id, unknown is 4)', async () => {
     const p = await project();
     const a = await p.create('x', [], now);
     const before = readFileSync(p.workFile(a), 'utf8');
@@ -152,24 +139,19 @@ describe('defer', () => {
     expect(readFileSync(p.workFile(a), 'utf8')).toBe(before);
     const ok = await p.json(['defer', a, '--until', '2026-12-01T00:00:00Z', '--when', 'event:ci:run/1', '--reason', 'r'], now);
     expect(ok).toMatchObject({ status: 'deferred', resume_when: ['at:2026-12-01T00:00:00Z', 'event:ci:run/1'] });
-  });
-
-  it('--when done:ID names an existing item: a prefix is stored as the full id, an unknown id is not found (4)', async () => {
-    const p = await project();
-    const a = await p.create('x', [], now);
     const b = await p.create('y', [], now);
-    const before = readFileSync(p.workFile(a), 'utf8');
-    const r = await p.h(['defer', a, '--when', 'done:w-nosuch99', '--reason', 'r'], now);
+    const before2 = readFileSync(p.workFile(b), 'utf8');
+    const r = await p.h(['defer', b, '--when', 'done:w-nosuch99', '--reason', 'r'], now);
     expect(r.code).toBe(4);
     expect(r.stderr).toContain('no WorkItem "w-nosuch99"');
-    expect(readFileSync(p.workFile(a), 'utf8')).toBe(before);
-    const ok = await p.json(['defer', a, '--when', `done:${b.slice(0, 6)}`, '--reason', 'after y'], now);
-    expect(ok.resume_when).toEqual([`done:${b}`]);
+    expect(readFileSync(p.workFile(b), 'utf8')).toBe(before2);
+    const ok2 = await p.json(['defer', b, '--when', `done:${a.slice(0, 6)}`, '--reason', 'after x'], now);
+    expect(ok2.resume_when).toEqual([`done:${a}`]);
   });
 });
 
 describe('completion', () => {
-  it('a done item cannot be the successor: outstanding work handed to it would be lost', async () => {
+  it('a done item cannot be the successor (outstanding work handed to it would be lost), nor take a new timer', async () => {
     const p = await project();
     const a = await p.create('a', [], now);
     const old = await p.create('old', [], now);
@@ -179,6 +161,11 @@ describe('completion', () => {
     expect(r.code).toBe(3);
     expect(r.stderr).toContain(`successor ${old} is done`);
     expect(readFileSync(p.workFile(a), 'utf8')).toBe(before);
+    // Nor does it take a new timer: it could only wake the agent for nothing.
+    const t = await p.h(['timer', 'add', '--in', '1h', '--work', old], now);
+    expect(t.code).toBe(3);
+    expect(t.stderr).toContain(`${old} is done`);
+    expect((await p.json(['timer', 'list', '--all'])).timers).toEqual([]);
   });
 
   it("completing an item leaves its timer alone while another item still waits on it (that item is not blocked)", async () => {
@@ -193,16 +180,6 @@ describe('completion', () => {
     expect((await p.json(['show', b])).status).toBe('open');
     const r = await p.json(['tick'], { HOLON_NOW: '2026-11-30T11:00:00Z' });
     expect(r.events_admitted.flatMap((e: any) => e.triggered)).toEqual([{ work_item: b, wait: w.wait.id }]);
-  });
-
-  it('a done item takes no new timer (it could only wake the agent for nothing)', async () => {
-    const p = await project();
-    const a = await p.create('a', [], now);
-    await p.json(['complete', a, '--result', 'r', '--evidence', 'e', '--no-followup', 'n'], now);
-    const r = await p.h(['timer', 'add', '--in', '1h', '--work', a], now);
-    expect(r.code).toBe(3);
-    expect(r.stderr).toContain(`${a} is done`);
-    expect((await p.json(['timer', 'list', '--all'])).timers).toEqual([]);
   });
 });
 

@@ -58,6 +58,11 @@ describe('provenance', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/wake_hint.*not shown to the agent.*--mode message/);
     expect((await p.h(['notify', 'ci:run/1', '--payload', 'x', '--mode', 'message'])).stderr).not.toContain('not shown');
+    // An unreadable @FILE says why in words.
+    const missing = await p.h(['notify', 'ci:run/1', '--payload', '@nothere.json']);
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toMatch(/no such file \(ENOENT\)/);
+    expect((await p.h(['notify', 'ci:run/1', '--payload', '@.'])).stderr).toMatch(/is a folder, not a file/);
     const a = await p.create('x');
     await p.json(['wait', a, '--for', 'operator', '--reason', 'need the go-ahead']);
     const r2 = await p.h(['tell', '--work', a, 'go ahead, merge it'], { HOLON_ACTOR: 'agent:main' });

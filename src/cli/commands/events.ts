@@ -10,6 +10,8 @@ import type { Ctx } from '../context.js';
 import { note, out, printJson, table, truncate } from '../output.js';
 import { workTarget } from '../work-args.js';
 
+const READ_ERRORS: Record<string, string> = { ENOENT: 'no such file', EISDIR: 'it is a folder, not a file', EACCES: 'permission denied' };
+
 /** Reads `--payload`: text, or @FILE (refused when unreadable or over the limit, before anything is written). */
 function readPayload(ctx: Ctx, value: string | undefined): string | null {
   if (value == null) return null;
@@ -21,7 +23,9 @@ function readPayload(ctx: Ctx, value: string | undefined): string | null {
     return readFileSync(file, 'utf8');
   } catch (err) {
     if (err instanceof HolonError) throw err;
-    throw invalid(`cannot read payload file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'check the path after @ (relative to the current folder)');
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code && code in READ_ERRORS ? `${READ_ERRORS[code]} (${code})` : code ?? (err as Error).message;
+    throw invalid(`cannot read payload file ${file}: ${why}`, 'check the path after @ (relative to the current folder)');
   }
 }
 

@@ -152,6 +152,10 @@ describe('defer', () => {
     expect(readFileSync(p.workFile(b), 'utf8')).toBe(before2);
     const ok2 = await p.json(['defer', b, '--when', `done:${a.slice(0, 6)}`, '--reason', 'after x'], now);
     expect(ok2.resume_when).toEqual([`done:${a}`]);
+    // Never until itself is done: it would stay deferred forever.
+    const self = await p.h(['defer', b, '--when', `done:${b}`, '--reason', 'r'], now);
+    expect(self.code).toBe(3);
+    expect(self.stderr).toContain('cannot wait for itself');
   });
 });
 

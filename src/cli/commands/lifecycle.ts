@@ -40,7 +40,12 @@ export async function runSupersede(ctx: Ctx, args: string[], opts: { by: string;
 export async function runDefer(ctx: Ctx, args: string[], opts: { until?: string; when?: string[]; reason: string; json?: boolean }): Promise<void> {
   const ref = targetItem(ctx, args[0]);
   // done:ID must name an item as the frontier will compare it: the full id of one that exists.
-  const conds = (opts.when ?? []).map(checkResumeCondition).map((c) => (c.startsWith('done:') ? `done:${locateWork(ctx.home(), c.slice(5), ref.agent).id}` : c));
+  const conds = (opts.when ?? []).map(checkResumeCondition).map((c) => {
+    if (!c.startsWith('done:')) return c;
+    const id = locateWork(ctx.home(), c.slice(5), ref.agent).id;
+    if (id === ref.id) throw invalid(`--when ${c}: an item cannot wait for itself to be done`, 'name the item it waits for, e.g. --when done:w-4f2a9c1k');
+    return `done:${id}`;
+  });
   if (opts.until) conds.unshift(`at:${iso(parseIso(opts.until, '--until'))}`);
   // A time already reached would make the item a resume candidate at once: almost surely a typo.
   for (const c of conds) {

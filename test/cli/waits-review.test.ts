@@ -1,7 +1,8 @@
 import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { project } from '../helpers/cli.js';
+import { project, ROOT } from '../helpers/cli.js';
 
 const T0 = '2026-11-30T10:00:00Z';
 const now = { HOLON_NOW: T0 };
@@ -175,6 +176,24 @@ describe('completion', () => {
     expect(t.code).toBe(3);
     expect(t.stderr).toContain(`${old} is done`);
     expect((await p.json(['timer', 'list', '--all'])).timers).toEqual([]);
+  });
+
+  it('a busy timer does not hold completion hostage: the item is done at once, the timer named with the command to cancel it', async () => {
+    const p = await project();
+    const a = await p.create('a', [], now);
+    const t = await p.json(['timer', 'add', '--in', '1h', '--work', a], now);
+    const holder = spawn(process.execPath, [join(ROOT, 'test/helpers/hold-lock.mjs'), p.home, `main.${t.id}`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((res) => holder.stdout!.once('data', () => res()));
+    try {
+      const started = Date.now();
+      const r = await p.h(['complete', a, '--result', 'r', '--evidence', 'e', '--no-followup', 'n', '--json'], now);
+      expect(r.code, r.stderr).toBe(0);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(JSON.parse(r.stdout)).toMatchObject({ status: 'done', timers_cancelled: [] });
+      expect(r.stderr).toContain(`holon timer cancel ${t.id}`);
+    } finally {
+      holder.kill('SIGKILL');
+    }
   });
 
   it("completing an item leaves its timer alone while another item still waits on it (that item is not blocked)", async () => {

@@ -12,7 +12,8 @@ import { targetItem } from '../work-args.js';
 async function apply(ctx: Ctx, ref: WorkRef, json: boolean | undefined, fn: (d: WorkDoc) => WorkDoc, say: (d: WorkDoc) => string): Promise<void> {
   const { doc, changed } = await mutateWork(ctx.home(), ref, ctx.nowMs, fn);
   // A finished item's own timers would only wake the agent for nothing: they are cancelled with it.
-  const timers_cancelled = doc.item.status === 'done' ? await cancelItemTimers(ctx.home(), ref.agent, ref.id, ctx.nowMs) : [];
+  const { cancelled: timers_cancelled, busy } = doc.item.status === 'done' ? await cancelItemTimers(ctx.home(), ref.agent, ref.id, ctx.nowMs) : { cancelled: [], busy: [] };
+  for (const t of busy) note(`holon: timer ${t} of ${ref.id} could not be cancelled now (busy or unreadable); cancel it with \`holon timer cancel ${t}\``);
   if (json) return printJson({ ...viewOf(doc), changed, timers_cancelled });
   out(changed ? say(doc) : `${ref.id} unchanged`);
   if (timers_cancelled.length) note(`cancelled its timers: ${timers_cancelled.join(', ')}`);

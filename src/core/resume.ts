@@ -1,5 +1,6 @@
 import type { LogEntry } from './body.js';
 import type { Wait, WorkItem } from './types.js';
+import { isLive, waitKey } from './wait-matching.js';
 import type { WorkView } from './workitem.js';
 
 /** What woke a wait, as the resume context shows it. Payloads from outside are untrusted data. */
@@ -58,9 +59,9 @@ export function checkEvidence(evidence: LogEntry[], head: string | null): Eviden
 }
 
 function oneLine(i: WorkItem): string {
-  const live = i.waits.filter((w) => w.status === 'active' || w.status === 'triggered');
+  const live = i.waits.filter(isLive);
   if (i.blocker) return `blocked: ${i.blocker.reason}`;
-  if (live.length) return `waits for ${live.map((w) => (w.kind === 'operator' ? 'operator' : `${w.kind}:${w.resource}`)).join(', ')}${live.some((w) => w.status === 'triggered') ? ' (woken)' : ''}`;
+  if (live.length) return `waits for ${live.map(waitKey).join(', ')}${live.some((w) => w.status === 'triggered') ? ' (woken)' : ''}`;
   return i.status;
 }
 
@@ -122,12 +123,12 @@ export function renderResume(r: ResumeContext): string {
   L.push(...(r.progress.length ? r.progress.map((p) => `- ${p.at ?? ''} ${p.text}`.replace(/^- +/, '- ')) : ['(none yet)']));
   L.push('', '## Evidence', '');
   L.push(...(r.evidence.length ? r.evidence.map((e) => `- ${e.text}${e.commit ? ` [commit ${e.commit}]` : ''}${e.run ? ` [run ${e.run}]` : ''} — ${e.recheck ? 'RECHECK: ' : ''}${e.why}`) : ['(none yet)']));
-  const live = r.waits.filter((x) => x.status === 'active' || x.status === 'triggered');
-  const settled = r.waits.filter((x) => !(x.status === 'active' || x.status === 'triggered'));
+  const live = r.waits.filter(isLive);
+  const settled = r.waits.filter((x) => !isLive(x));
   if (r.waits.length) {
     L.push('', '## Waits', '');
     for (const x of [...live, ...settled.slice(-5)]) {
-      L.push(`- ${x.id} ${x.kind}${x.kind === 'operator' ? '' : ':' + x.resource} — ${x.status}${x.settled_reason ? ` (${x.settled_reason})` : ''}: ${x.reason}${x.status === 'active' && x.recheck_at ? ` (recheck at ${x.recheck_at})` : ''}`);
+      L.push(`- ${x.id} ${waitKey(x)} — ${x.status}${x.settled_reason ? ` (${x.settled_reason})` : ''}: ${x.reason}${x.status === 'active' && x.recheck_at ? ` (recheck at ${x.recheck_at})` : ''}`);
     }
   }
   if (r.blocker) L.push('', '## Blocker', '', `${r.blocker.reason}`, `Recovery: ${r.blocker.recovery}`, 'A wake does not clear the blocker; only an explicit action does.');

@@ -36,6 +36,12 @@ export function ceilSecond(ms: number): number {
   return Math.ceil(ms / 1000) * 1000;
 }
 
+/** The first slot of the grid `firstMs + k * everyMs` at or after `nowMs` (`firstMs` itself for a one-shot). */
+export function nextSlot(firstMs: number, everyMs: number | null, nowMs: number): number {
+  if (!everyMs || firstMs >= nowMs) return firstMs;
+  return firstMs + Math.ceil((nowMs - firstMs) / everyMs) * everyMs;
+}
+
 /** What firing a due timer now does: the slot it fires for, the slots it collapses, the next due time. */
 export interface Fire {
   /** The first due slot this fire covers (stable for a given timer state: it names the fire). */
@@ -67,7 +73,8 @@ export function dueFire(t: Timer, nowMs: number, everyMs: number | null, untilMs
   const next: Timer = {
     ...t,
     status: finished ? 'fired' : 'active',
-    next_due_at: finished ? null : iso(nextDue!),
+    // Rounded up: `iso` keeps whole seconds, and a slot between two seconds must not be stored early.
+    next_due_at: finished ? null : iso(ceilSecond(nextDue!)),
     last_fired_at: iso(nowMs),
     last_slot_at: iso(lastSlot),
     fire_count: t.fire_count + 1,

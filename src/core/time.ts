@@ -7,6 +7,8 @@ export function iso(ms: number): string {
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 
+const MAX_DURATION_MS = 100 * 365 * UNITS.d;
+
 /** Parses "90s", "45m", "2h30m", "1d"; returns milliseconds. */
 export function parseDuration(text: string, field = 'duration'): number {
   const s = String(text).trim();
@@ -21,6 +23,8 @@ export function parseDuration(text: string, field = 'duration'): number {
   if (!s || matched !== s.length || total <= 0) {
     throw invalid(`${field} "${text}" is not a duration`, 'use a number and a unit, e.g. 90s, 45m, 2h, 1d or 2h30m');
   }
+  // Beyond this, now + duration is no longer a representable time (and no plan waits a century).
+  if (!(total <= MAX_DURATION_MS)) throw invalid(`${field} "${text}" is too long (the limit is 100 years)`, 'use a shorter duration, or an ISO time');
   return total;
 }
 

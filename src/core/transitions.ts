@@ -1,5 +1,5 @@
-import { invalid } from './errors.js';
-import { checkResource, waitKey } from './wait-matching.js';
+import { invalid, notFound } from './errors.js';
+import { checkResource, isLive, waitKey } from './wait-matching.js';
 import type { HolonEvent, Wait } from './types.js';
 import { appendHistory, type WorkDoc } from './workitem.js';
 import { replaceSection } from './body.js';
@@ -11,8 +11,6 @@ import { assertSafeId } from './ids.js';
  * HolonError(invalid) to refuse; the store applies them under the record's lock.
  */
 
-const live = (w: Wait) => w.status === 'active' || w.status === 'triggered';
-
 function withWaits(doc: WorkDoc, waits: Wait[]): WorkDoc {
   return { ...doc, item: { ...doc.item, waits } };
 }
@@ -20,6 +18,8 @@ function withWaits(doc: WorkDoc, waits: Wait[]): WorkDoc {
 function mapWait(doc: WorkDoc, id: string, fn: (w: Wait) => Wait): WorkDoc {
   return withWaits(doc, doc.item.waits.map((w) => (w.id === id ? fn(w) : w)));
 }
+
+const noWait = (doc: WorkDoc, waitId: string) => notFound(`${doc.item.id} has no wait ${waitId}`, `see its waits with \`holon show ${doc.item.id}\``);
 
 function refuseDone(doc: WorkDoc, what: string): void {
   if (doc.item.status === 'done') throw invalid(`${doc.item.id} is done; cannot ${what}`, `create a successor item instead (holon new ... ) or see \`holon show ${doc.item.id}\``);
@@ -49,15 +49,15 @@ export function expireWait(doc: WorkDoc, waitId: string, nowIso: string): WorkDo
 /** Cancels one wait (active or triggered) with a reason; refuses a settled one. */
 export function cancelWait(doc: WorkDoc, waitId: string, reason: string, nowIso: string): WorkDoc {
   const w = doc.item.waits.find((x) => x.id === waitId);
-  if (!w) throw invalid(`${doc.item.id} has no wait ${waitId}`, `see its waits with \`holon show ${doc.item.id}\``);
-  if (!live(w)) return doc;
+  if (!w) throw noWait(doc, waitId);
+  if (!isLive(w)) return doc;
   return mapWait(doc, waitId, (x) => ({ ...x, status: 'cancelled', settled_at: nowIso, settled_reason: reason }));
 }
 
 /** Marks a triggered wait as handled. */
 export function resolveWait(doc: WorkDoc, waitId: string, nowIso: string): WorkDoc {
   const w = doc.item.waits.find((x) => x.id === waitId);
-  if (!w) throw invalid(`${doc.item.id} has no wait ${waitId}`, `see its waits with \`holon show ${doc.item.id}\``);
+  if (!w) throw noWait(doc, waitId);
   if (w.status === 'resolved') return doc;
   if (w.status !== 'triggered') throw invalid(`wait ${waitId} is ${w.status}, not triggered`, 'only a triggered wait can be resolved; cancel an active one with `holon wait --cancel ID`');
   return mapWait(doc, waitId, (x) => ({ ...x, status: 'resolved', resolved_at: nowIso }));

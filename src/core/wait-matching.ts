@@ -33,12 +33,16 @@ export function parseWaitFor(text: string): WaitTarget {
     return { kind, resource: '' };
   }
   if (kind === 'timer' && resource === '') return { kind, resource: '' };
+  if (kind === 'task' && resource === '') throw invalid(`--for "${text}" needs a task handle`, 'start the command with `holon task run --work ID -- CMD`, then wait with --for task:k-... (the handle it prints)');
   checkResource(resource, `--for ${kind}: resource`);
   if ((kind === 'task' && !/^k-[0-9a-z]+$/.test(resource)) || (kind === 'timer' && !/^t-[0-9a-z]+$/.test(resource))) {
     throw invalid(`--for "${text}": "${resource}" is not a ${kind} ${kind === 'task' ? 'handle (k-...)' : 'id (t-...)'}`, kind === 'task' ? 'start one with `holon task run -- CMD` and wait on the handle it prints' : 'use --for timer --in 2h, or a timer id from `holon timer list`');
   }
   return { kind, resource };
 }
+
+/** A wait that still holds a continuation: active, or triggered and not yet handled. */
+export const isLive = (w: Pick<Wait, 'status'>) => w.status === 'active' || w.status === 'triggered';
 
 /** The one string a wait and an event are matched on: `kind:resource`, or `operator`. */
 export function waitKey(w: Pick<Wait, 'kind' | 'resource'>): string {

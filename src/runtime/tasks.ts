@@ -55,10 +55,23 @@ export function readTail(file: string, bytes = OUTPUT_TAIL_BYTES): string {
   }
 }
 
+/**
+ * Command output as plain text: terminal escape sequences dropped, carriage returns as new lines, other
+ * control characters replaced. It is untrusted data that resume prints, to a terminal or a model.
+ */
+function plainText(text: string): string {
+  return text
+    // eslint-disable-next-line no-control-regex
+    .replace(/\u001b(\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]*(\u0007|\u001b\\)?|[@-_])/g, '')
+    .replace(/\r\n?/g, '\n')
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '\uFFFD');
+}
+
 /** The payload of a task's result event: exit status, command, output tail (untrusted data). */
 export function taskPayload(t: TaskRecord): string {
   const status = t.status === 'lost' ? 'lost (its supervisor is gone; the result is unknown)' : t.signal ? `killed by ${t.signal}` : `exit code ${t.exit_code}`;
-  return `${status}\ncommand: ${t.command.join(' ')}\n--- output tail ---\n${t.output_tail ?? ''}`;
+  return plainText(`${status}\ncommand: ${t.command.join(' ')}\n--- output tail ---\n${t.output_tail ?? ''}`);
 }
 
 /** Queues the result event of a finished task unless it exists already (queued or admitted). */

@@ -72,13 +72,13 @@ export interface CancelResult {
  * Cancels a timer (idempotent). Waits on it settle with `timer_cancelled` and their items are
  * blocked until someone acts. A one-shot that already fired is left as it is: its fire counts.
  */
-export async function cancelTimer(home: Home, agent: string, id: string, nowMs: number): Promise<CancelResult> {
+export async function cancelTimer(home: Home, agent: string, id: string, nowMs: number, opts: { lockRetries?: number } = {}): Promise<CancelResult> {
   const { timer, outcome } = await mutateTimer<Pick<CancelResult, 'timer' | 'outcome'>>(home, agent, id, (t) => {
     if (t.status === 'cancelled') return { next: null, result: { timer: t, outcome: 'already_cancelled' as const } };
     if (t.status === 'fired') return { next: null, result: { timer: t, outcome: 'already_fired' as const } };
     const next: Timer = { ...t, status: 'cancelled', cancelled_at: iso(nowMs), next_due_at: null };
     return { next, result: { timer: { ...next, revision: t.revision + 1 }, outcome: 'cancelled' as const } };
-  });
+  }, opts);
   const settled: CancelResult['settled'] = [];
   if (outcome === 'already_fired') return { timer, outcome, settled };
   crashPoint('timer-cancel');
@@ -99,23 +99,39 @@ export async function cancelTimer(home: Home, agent: string, id: string, nowMs: 
   return { timer, outcome, settled };
 }
 
-/** Checks `--every` / `--until` against the first due time; returns the parsed values. */
+/** Checks `--every` / `--until` against the first due time (refuses with exit 3). */
 export function checkSchedule(firstDueMs: number, every: string | undefined, until: string | undefined, untilMsValue: number | null): void {
   if (every) {
     const ms = parseDuration(every, '--every');
     if (ms < 1000) throw invalid(`--every ${every} is shorter than a second`, 'timers work to the second: use --every 1s or more');
+    // Due times are stored to the second: a slot between two seconds would be written rounded down, i.e. early.
+    if (ms % 1000) throw invalid(`--every ${every} is not a whole number of seconds`, 'timers work to the second: e.g. --every 2s, 90s or 1h');
   } else if (until) throw invalid('--until needs --every', 'a one-shot timer fires once; --until ends a repeating one');
   if (untilMsValue != null && untilMsValue < firstDueMs) throw invalid('--until is before the first due time', 'pick an --until after --in/--at');
 }
 
-/** Cancels the active timers created for an item (its `work_item`); returns their ids. */
-export async function cancelItemTimers(home: Home, agent: string, workItem: string, nowMs: number): Promise<string[]> {
+/**
+ * Cancels the active timers created for an item (its `work_item`): `cancelled` ids, and `busy` ones
+ * whose lock was held (the item is done already; the caller names them rather than waiting ~30 s).
+ * A timer another item still waits on is kept: cancelling it would block that item for nothing.
+ */
+export async function cancelItemTimers(home: Home, agent: string, workItem: string, nowMs: number): Promise<{ cancelled: string[]; busy: string[] }> {
   const out: string[] = [];
-  for (const t of listTimers(home, agent).timers) {
-    if (t.status !== 'active' || t.work_item !== workItem) continue;
-    if ((await cancelTimer(home, agent, t.id, nowMs)).outcome === 'cancelled') out.push(t.id);
+  const busy: string[] = [];
+  const timers = listTimers(home, agent).timers.filter((t) => t.status === 'active' && t.work_item === workItem);
+  if (!timers.length) return { cancelled: out, busy };
+  const waitedOn = new Set<string>();
+  for (const item of loadAgentWork(home, agent).items) {
+    if (item.id === workItem || item.status === 'done') continue;
+    for (const w of item.waits) if (w.status === 'active' && w.kind === 'timer') waitedOn.add(w.resource);
   }
-  return out;
+  for (const t of timers) {
+    if (waitedOn.has(t.id)) continue;
+    const r = await skipBusy(() => cancelTimer(home, agent, t.id, nowMs, { lockRetries: 10 }));
+    if (!r) busy.push(t.id);
+    else if (r.outcome === 'cancelled') out.push(t.id);
+  }
+  return { cancelled: out, busy };
 }
 
 /**

@@ -165,7 +165,7 @@ export async function createTimer(home: Home, t: Timer): Promise<void> {
 }
 
 /** Lock, re-read, apply, write when changed (revision bumped). `fn` sees the current state. */
-export async function mutateTimer<R>(home: Home, agent: string, id: string, fn: (t: Timer) => { next: Timer | null; result: R } | Promise<{ next: Timer | null; result: R }>): Promise<R> {
+export async function mutateTimer<R>(home: Home, agent: string, id: string, fn: (t: Timer) => { next: Timer | null; result: R } | Promise<{ next: Timer | null; result: R }>, opts: { lockRetries?: number } = {}): Promise<R> {
   return withLock(home.local, `${agent}.${id}`, async () => {
     const file = timerFile(home, agent, id);
     const cur = readTimerFile(file, id);
@@ -174,7 +174,7 @@ export async function mutateTimer<R>(home: Home, agent: string, id: string, fn: 
       writeFileAtomic(file, serializeTimer({ ...next, revision: cur.revision + 1 }), join(home.local, 'tmp'));
     }
     return result;
-  });
+  }, { retries: opts.lockRetries });
 }
 
 /** Finds a timer by id or unique prefix among the agents (the given agent first). */

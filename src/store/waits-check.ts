@@ -10,14 +10,17 @@ import type { LoadedWork } from './work-index.js';
  */
 export function checkWaitReferences(home: Home, agents: string[], loaded: LoadedWork): RecordProblem[] {
   const problems: RecordProblem[] = [];
-  const timers = new Set<string>();
-  for (const a of agents) for (const t of listTimers(home, a).timers) timers.add(t.id);
+  const timers = new Map<string, string>();
+  for (const a of agents) for (const t of listTimers(home, a).timers) timers.set(t.id, a);
   const items = new Set(loaded.items.map((i) => i.id));
   loaded.items.forEach((item, n) => {
     for (const w of item.waits) {
-      if (w.status === 'active' && w.kind === 'timer' && !timers.has(w.resource)) {
-        problems.push({ file: loaded.files[n], line: 1, message: `wait ${w.id} waits on timer ${w.resource}, which does not exist`, fix: `cancel it (holon wait --cancel ${w.id}) and wait on a new timer (holon wait ${item.id} --for timer --in 2h --reason ...)` });
-      }
+      if (w.status !== 'active' || w.kind !== 'timer') continue;
+      const fix = `cancel it (holon wait --cancel ${w.id}) and wait on a new timer (holon wait ${item.id} --for timer --in 2h --reason ...)`;
+      const owner = timers.get(w.resource);
+      if (!owner) problems.push({ file: loaded.files[n], line: 1, message: `wait ${w.id} waits on timer ${w.resource}, which does not exist`, fix });
+      // A fire is queued for the timer's own agent: a wait of another agent's item never sees it.
+      else if (owner !== item.agent) problems.push({ file: loaded.files[n], line: 1, message: `wait ${w.id} waits on timer ${w.resource} of agent "${owner}": its fire never reaches agent "${item.agent}"`, fix });
     }
   });
   for (const a of agents) {

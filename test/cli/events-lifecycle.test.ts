@@ -146,7 +146,7 @@ describe('completion and the other honest exits', () => {
     expect(existsSync(p.workFile(b))).toBe(true);
     expect((await p.json(['show', b])).status).toBe('open');
 
-    const d = await p.json(['defer', b, '--until', '2026-12-10T09:00:00Z', '--when', 'done:' + a, '--when', 'event:github:acme/app#101', '--reason', 'after the freeze']);
+    const d = await p.json(['defer', b, '--until', '2026-12-10T09:00:00Z', '--when', 'done:' + a, '--when', 'event:github:acme/app#101', '--reason', 'after the freeze'], { HOLON_NOW: '2026-11-30T10:00:00Z' });
     expect(d).toMatchObject({ status: 'deferred', resume_when: ['at:2026-12-10T09:00:00Z', `done:${a}`, 'event:github:acme/app#101'] });
     expect((await p.h(['defer', b, '--when', 'sometime', '--reason', 'x'])).code).toBe(3);
     expect((await p.h(['defer', b, '--reason', 'x'])).code).toBe(3);

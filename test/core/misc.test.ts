@@ -9,6 +9,10 @@ describe('time', () => {
     ['90s', 90_000], ['45m', 2_700_000], ['2h30m', 9_000_000], ['1d', 86_400_000], ['500ms', 500],
   ])('parses %s', (text, ms) => expect(parseDuration(text)).toBe(ms));
   it.each(['', '2', 'h', '2 hours', '-1h', '0s'])('refuses %j', (text) => expect(() => parseDuration(text)).toThrow(/not a duration/));
+  it('refuses a duration too long to be a time (it used to crash: "Invalid time value", exit 1)', () => {
+    for (const text of ['99999999d', '9'.repeat(400) + 's']) expect(() => parseDuration(text, '--in')).toThrow(/too long/);
+    expect(parseDuration('3650d')).toBe(3650 * 86_400_000);
+  });
   it('formats UTC without milliseconds', () => expect(iso(Date.UTC(2026, 10, 30, 5, 0, 0, 999))).toBe('2026-11-30T05:00:00Z'));
   it('parseWhen takes a duration or an ISO time', () => {
     expect(parseWhen('1h', 0)).toBe(3_600_000);

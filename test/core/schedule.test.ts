@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ceilSecond, dueFire, earliest, type Timer } from '../../src/core/schedule.js';
+import { ceilSecond, dueFire, earliest, nextSlot, type Timer } from '../../src/core/schedule.js';
 
 const T0 = Date.parse('2026-11-30T10:00:00Z');
 const timer = (over: Partial<Timer> = {}): Timer => ({
@@ -54,5 +54,23 @@ describe('helpers', () => {
   it('earliest skips nulls', () => {
     expect(earliest([null, '2026-11-30T11:00:00Z', '2026-11-30T10:00:00Z', undefined])).toBe(T0);
     expect(earliest([null])).toBeNull();
+  });
+});
+
+describe('nextSlot', () => {
+  it('is the first grid slot at or after now; a one-shot or a future first slot is itself', () => {
+    const H = 3600_000;
+    expect(nextSlot(0, H, 4.5 * H)).toBe(5 * H);
+    expect(nextSlot(0, H, 4 * H)).toBe(4 * H);
+    expect(nextSlot(0, null, 4.5 * H)).toBe(0);
+    expect(nextSlot(2 * H, H, H)).toBe(2 * H);
+  });
+});
+
+describe('a period that is not whole seconds (a hand-edited record)', () => {
+  it('stores the next slot rounded up, never down: a stored time before the slot would fire early', () => {
+    const f = dueFire(timer({ every: '1500ms' }), T0, 1500, null)!;
+    expect(Date.parse(f.next.next_due_at!)).toBeGreaterThanOrEqual(T0 + 1500);
+    expect(f.next.next_due_at).toBe('2026-11-30T10:00:02Z');
   });
 });

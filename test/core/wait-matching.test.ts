@@ -20,6 +20,17 @@ describe('parseWaitFor', () => {
       expect(() => parseWaitFor(bad), bad).toThrow(HolonError);
     }
   });
+  it('a task wait without a handle says how to get one, not how to name an outside object', () => {
+    for (const bad of ['task', 'task:']) {
+      expect(() => parseWaitFor(bad), bad).toThrow(/needs a task handle/);
+      try {
+        parseWaitFor(bad);
+      } catch (err) {
+        expect((err as HolonError).hint).toContain('holon task run');
+      }
+    }
+    expect(() => parseWaitFor('external')).toThrow(/resource is empty/);
+  });
 });
 
 describe('matching', () => {

@@ -10,6 +10,8 @@ import type { Ctx } from '../context.js';
 import { note, out, printJson, table, truncate } from '../output.js';
 import { workTarget } from '../work-args.js';
 
+const READ_ERRORS: Record<string, string> = { ENOENT: 'no such file', EISDIR: 'it is a folder, not a file', EACCES: 'permission denied' };
+
 /** Reads `--payload`: text, or @FILE (refused when unreadable or over the limit, before anything is written). */
 function readPayload(ctx: Ctx, value: string | undefined): string | null {
   if (value == null) return null;
@@ -21,7 +23,9 @@ function readPayload(ctx: Ctx, value: string | undefined): string | null {
     return readFileSync(file, 'utf8');
   } catch (err) {
     if (err instanceof HolonError) throw err;
-    throw invalid(`cannot read payload file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'check the path after @ (relative to the current folder)');
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code && code in READ_ERRORS ? `${READ_ERRORS[code]} (${code})` : code ?? (err as Error).message;
+    throw invalid(`cannot read payload file ${file}: ${why}`, 'check the path after @ (relative to the current folder)');
   }
 }
 
@@ -54,11 +58,16 @@ export async function runNotify(ctx: Ctx, args: string[], opts: { work?: string;
   const payload = readPayload(ctx, opts.payload);
   const input = checkNotify({ resource: args[0] ?? '', mode: opts.mode ?? 'wake_hint', source: opts.source ?? 'external', payload });
   const { agent, work_item } = workTarget(ctx, opts.work);
+  if (input.payload != null && input.mode === 'wake_hint') note('note: with --mode wake_hint the payload is kept in the event record but not shown to the agent; use --mode message to deliver it');
   const r = await deliver(ctx, agent, { ...input, work_item, provenance: `cli:notify by ${ctx.actor}` });
   report(r.event, r.admitted, opts.json);
 }
 
 export async function runTell(ctx: Ctx, args: string[], opts: { work?: string; json?: boolean }): Promise<void> {
+  // Only a person carries instruction authority: an agent run (HOLON_ACTOR=agent:NAME) must not forge it.
+  if (ctx.actor.startsWith('agent:')) {
+    throw invalid(`${ctx.actor} cannot send an operator message: \`holon tell\` carries a person's authority`, 'an agent enqueues its own follow-up with `holon notify RESOURCE --source agent --mode message --payload TEXT`');
+  }
   const text = args.join(' ').trim();
   if (!text) throw invalid('the message is empty', 'holon tell "what you want the agent to know or do"');
   checkPayload(text);

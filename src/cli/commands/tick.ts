@@ -1,12 +1,19 @@
 import { tick } from '../../runtime/tick.js';
 import type { Ctx } from '../context.js';
-import { out, printJson } from '../output.js';
+import { note, out, printJson } from '../output.js';
+import { listAgents } from '../../store/home.js';
+import { listTimers } from '../../store/timers.js';
+import { loadAgentWork } from '../../store/work-index.js';
 
 /** One pass of the runtime, for cron jobs and CI: what it did, and whom it would wake. */
 export async function run(ctx: Ctx, _args: string[], opts: { json?: boolean }): Promise<void> {
   const home = ctx.home();
   const agents = ctx.globals.agent || ctx.env.HOLON_AGENT ? [ctx.agent()] : undefined;
   const r = await tick(home, ctx.nowMs, { agents });
+  // A malformed timer or item is skipped by the pass: say so, or a cron job would never learn why nothing fired.
+  for (const a of agents ?? listAgents(home)) {
+    for (const p of [...listTimers(home, a).problems, ...loadAgentWork(home, a).problems]) note(`holon: skipped ${p.file}:${p.line}: ${p.message} (see \`holon check\`)`);
+  }
   if (opts.json) return printJson(r);
   const lines: string[] = [];
   for (const t of r.tasks_finished) lines.push(`task ${t.task} finished (exit ${t.exit_code ?? '-'})`);

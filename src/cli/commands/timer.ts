@@ -1,5 +1,5 @@
 import { invalid } from '../../core/errors.js';
-import { ceilSecond, type Timer } from '../../core/schedule.js';
+import { ceilSecond, nextSlot, type Timer } from '../../core/schedule.js';
 import { humanDuration, iso, parseDuration, parseIso } from '../../core/time.js';
 import { createTimer, listTimers, locateTimer, newTimerId } from '../../store/timers.js';
 import { cancelTimer, checkSchedule } from '../../runtime/timers.js';
@@ -7,6 +7,7 @@ import { listAgents } from '../../store/home.js';
 import type { Ctx } from '../context.js';
 import { note, out, printJson, table } from '../output.js';
 import { workTarget } from '../work-args.js';
+import { readWorkFile, workFile } from '../../store/work-store.js';
 
 /** A timer as --json shows it. */
 export function timerView(t: Timer) {
@@ -16,10 +17,15 @@ export function timerView(t: Timer) {
 /** Creates a timer for `agent` from --in/--at/--every/--until; shared by `timer add` and `wait --for timer`. */
 export async function createTimerFor(ctx: Ctx, agent: string, o: { in?: string; at?: string; every?: string; until?: string; work?: string | null; summary?: string }): Promise<Timer> {
   if (Boolean(o.in) === Boolean(o.at)) throw invalid('give exactly one of --in DURATION or --at ISO', 'e.g. --in 2h, or --at 2026-11-30T17:00:00Z');
-  const dueMs = ceilSecond(o.in ? ctx.nowMs + parseDuration(o.in, '--in') : parseIso(o.at!, '--at'));
-  if (o.at && dueMs < ctx.nowMs) note(`note: --at ${o.at} is already past; the timer fires on the next tick`);
+  const firstMs = ceilSecond(o.in ? ctx.nowMs + parseDuration(o.in, '--in') : parseIso(o.at!, '--at'));
   const untilMs = o.until ? parseIso(o.until, '--until') : null;
-  checkSchedule(dueMs, o.every, o.until, untilMs);
+  checkSchedule(firstMs, o.every, o.until, untilMs);
+  const dueMs = nextSlot(firstMs, o.every ? parseDuration(o.every, '--every') : null, ctx.nowMs);
+  if (dueMs !== firstMs) {
+    // The slots before the timer existed were never missed: the series starts at its next slot on the grid.
+    if (untilMs != null && dueMs > untilMs) throw invalid(`--until ${o.until} is past: this series has no slot left`, 'pick a later --until, or a later --at');
+    note(`note: --at ${o.at} is already past; the first fire is the next slot on its grid, ${iso(dueMs)}`);
+  } else if (o.at && dueMs < ctx.nowMs) note(`note: --at ${o.at} is already past; the timer fires on the next tick`);
   const t: Timer = {
     id: newTimerId(),
     agent,
@@ -27,7 +33,7 @@ export async function createTimerFor(ctx: Ctx, agent: string, o: { in?: string; 
     summary: o.summary?.trim() || null,
     status: 'active',
     created_at: iso(ctx.nowMs),
-    first_due_at: iso(dueMs),
+    first_due_at: iso(firstMs),
     every: o.every ?? null,
     until: untilMs == null ? null : iso(untilMs),
     next_due_at: iso(dueMs),
@@ -44,6 +50,9 @@ export async function createTimerFor(ctx: Ctx, agent: string, o: { in?: string; 
 
 export async function runTimerAdd(ctx: Ctx, _args: string[], opts: { in?: string; at?: string; every?: string; until?: string; work?: string; summary?: string; json?: boolean }): Promise<void> {
   const { agent, work_item: work } = workTarget(ctx, opts.work);
+  if (work && readWorkFile(workFile(ctx.home(), agent, work), work).item.status === 'done') {
+    throw invalid(`${work} is done: a timer for it could only wake the agent for nothing`, 'create the follow-up item (`holon new`) and set the timer on it');
+  }
   const t = await createTimerFor(ctx, agent, { ...opts, work });
   if (opts.json) return printJson(timerView(t));
   out(t.id);

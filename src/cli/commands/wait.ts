@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { invalid, notFound } from '../../core/errors.js';
 import { formatId } from '../../core/ids.js';
 import { ceilSecond } from '../../core/schedule.js';
-import { iso, parseDuration, parseWhen } from '../../core/time.js';
+import { iso, parseDuration, parseIso, parseWhen } from '../../core/time.js';
 import { addWait, cancelWait, resolveWait, triggerWait } from '../../core/transitions.js';
 import type { Wait } from '../../core/types.js';
 import { parseWaitFor, waitKey } from '../../core/wait-matching.js';
@@ -43,6 +43,18 @@ function locateWait(ctx: Ctx, waitId: string, id: string | undefined): WorkRef {
   throw notFound(`no wait "${waitId}"`, 'see the waits of an item with `holon show ID`');
 }
 
+/** A timer's fire and a task's result go to their own agent's inbox: a wait of another agent's item would never wake. */
+function refuseOtherAgent(kind: 'task' | 'timer', id: string, owner: string, ref: WorkRef, fix: string): void {
+  if (owner !== ref.agent) throw invalid(`${kind} ${id} belongs to agent "${owner}", but ${ref.id} is agent "${ref.agent}"'s: its ${kind === 'task' ? 'result' : 'fire'} would never wake this wait`, fix);
+}
+
+/** A fallback deadline before the timer is due would always expire the wait before its wake could come. */
+function refuseEarlyRecheck(recheckMs: number | null, dueMs: number, given: string | undefined): void {
+  if (recheckMs != null && recheckMs < dueMs) {
+    throw invalid(`--recheck ${given} comes before the timer is due (${iso(dueMs)}): the wait would expire before its timer fires`, 'drop --recheck (the default comes after the due time), or give a later one');
+  }
+}
+
 function taskResult(t: TaskRecord) {
   return { task: t.id, status: t.status, exit_code: t.exit_code, signal: t.signal, ended_at: t.ended_at, output_tail: t.output_tail };
 }
@@ -50,6 +62,10 @@ function taskResult(t: TaskRecord) {
 export async function run(ctx: Ctx, args: string[], opts: WaitOpts): Promise<void> {
   const home = ctx.home();
   const nowIso = iso(ctx.nowMs);
+  if (opts.cancel && opts.resolve) throw invalid('give either --cancel or --resolve, not both', 'cancel an active wait, or resolve a triggered one: holon wait --cancel WAIT_ID');
+  if ((opts.cancel || opts.resolve) && (opts.for || opts.in || opts.at || opts.recheck)) {
+    throw invalid(`--for, --in, --at and --recheck register a new wait, not with ${opts.cancel ? '--cancel' : '--resolve'}`, 'run two commands: one to settle the old wait, one to register the new one');
+  }
   if (opts.cancel || opts.resolve) {
     const waitId = (opts.cancel ?? opts.resolve)!;
     const ref = locateWait(ctx, waitId, args[0]);
@@ -85,9 +101,11 @@ export async function run(ctx: Ctx, args: string[], opts: WaitOpts): Promise<voi
       if (t.output_tail) out(t.output_tail.replace(/\n$/, ''));
       return;
     }
+    refuseOtherAgent('task', t.id, t.agent, ref, `start the task for this item: holon task run --work ${ref.id} -- CMD`);
   } else if (target.kind === 'timer') {
     if (!target.resource) {
       if (!opts.in && !opts.at) throw invalid('--for timer needs a timer id or --in/--at', 'e.g. --for timer --in 2h, or --for timer:t-4f2a9c1k');
+      refuseEarlyRecheck(explicitRecheck, ceilSecond(opts.in ? ctx.nowMs + parseDuration(opts.in, '--in') : parseIso(opts.at!, '--at')), opts.recheck);
       timer = await createTimerFor(ctx, ref.agent, { in: opts.in, at: opts.at, work: ref.id, summary: opts.reason });
       createdTimer = true;
       target.resource = timer.id;
@@ -96,11 +114,13 @@ export async function run(ctx: Ctx, args: string[], opts: WaitOpts): Promise<voi
       const loc = locateTimer(home, target.resource, ref.agent);
       target.resource = loc.id;
       timer = readTimerFile(timerFile(home, loc.agent, loc.id), loc.id);
+      refuseOtherAgent('timer', timer.id, loc.agent, ref, `create a timer for this item: holon wait ${ref.id} --for timer --in 2h --reason ...`);
       if (timer.status === 'cancelled') throw invalid(`timer ${timer.id} is cancelled`, 'create a new one: --for timer --in 2h');
       if (timer.status === 'fired') {
         if (opts.json) return printJson({ registered: false, work_item: ref.id, timer: timerView(timer) });
         return out(`${timer.id} already fired at ${timer.last_fired_at} (nothing registered)`);
       }
+      if (timer.next_due_at) refuseEarlyRecheck(explicitRecheck, Date.parse(timer.next_due_at), opts.recheck);
     }
     dueMs = timer.next_due_at ? Date.parse(timer.next_due_at) : null;
   }

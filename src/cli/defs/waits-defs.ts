@@ -20,7 +20,8 @@ export function defineWaitCommands(program: Command): void {
   const task = program.command('task').description('background commands whose results wake waits (task:HANDLE)');
   task
     .command('run')
-    .argument('<command...>', 'the command and its arguments, after --')
+    .usage('[--work ID] [--json] -- <command...>')
+    .argument('<command...>', 'the command and its arguments, after -- (options of task run go before it)')
     .description('start a command in the background (it survives the terminal); prints its handle k-... at once')
     .option('--work <id>', 'the WorkItem the task is for')
     .option('--json', 'print the task record as JSON')
@@ -43,7 +44,7 @@ export function defineWaitCommands(program: Command): void {
     .description('deliver an event (for CI scripts): triggers the active waits on exactly this resource')
     .option('--work <id>', 'the event concerns only this WorkItem (it never settles another item\'s wait)')
     .option('--mode <mode>', 'wake_hint (recheck the outside state; payload not shown) or message (payload queued)', 'wake_hint')
-    .option('--source <name>', 'external (default) or agent', 'external')
+    .option('--source <name>', 'external, or agent (an agent\'s own follow-up)', 'external')
     .option('--payload <text|@file>', 'payload text, or @FILE to read it from a file (64 KiB at most)')
     .option('--json', 'print the event and its disposition as JSON')
     .action(lazy(() => import('../commands/events.js'), 'runNotify'));
@@ -88,7 +89,7 @@ export function defineWaitCommands(program: Command): void {
 
   program
     .command('tick')
-    .description('one pass of the runtime: finished tasks, due timers, queued events, expired rechecks; then exit')
+    .description('one pass of the runtime: finished tasks, due timers, queued events, expired rechecks; then exit (all agents, or only --agent\'s)')
     .option('--json', 'print the report as JSON')
     .action(lazy(() => import('../commands/tick.js')));
 

@@ -212,7 +212,6 @@ describe('watch with waits, events and timers', () => {
     const root = mkdtempSync(join(tmpdir(), 'holon-demo-test-'));
     const sh = new DemoShell(join(root, '.holon'), { ...cleanEnv(), HOLON_AGENT: 'reviewer' }, false);
     const r = await playReviewer(sh);
-    expect(r.seconds).toBeLessThan(60);
     const { a, b } = r.items;
     expect(r.runs.map((x) => [x.work_item, x.reasons.join('+'), x.status, x.progress])).toEqual([
       [a, 'new_work', 'ok', true],

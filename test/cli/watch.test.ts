@@ -46,6 +46,8 @@ holon progress "$HOLON_WORK_ITEM" "read the diff"
     const listed = await p.json(['runs']);
     expect(listed.runs.map((r: any) => r.id)).toEqual([runs[0].id]);
     expect((await p.json(['runs', '--work', 'w-zzzz'])).runs).toEqual([]);
+    expect((await p.json(['runs', '--limit', '1'])).runs.map((r: any) => r.id)).toEqual([runs[0].id]);
+    for (const bad of ['x', '0', '-2']) expect((await p.h(['runs', '--limit', bad])).code).toBe(3);
     // Run once, the item is no longer new work: a second pass starts nothing.
     const again = await p.h(['watch', '--once', '--json']);
     expect(JSON.parse(again.stdout).runs).toEqual([]);

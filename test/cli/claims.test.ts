@@ -85,6 +85,7 @@ describe('claims and leases', () => {
     expect((await p.h(['release', id, '--force'], as('b', 9))).code).toBe(3);
     expect((await p.h(['release', id, '--force'], { HOLON_NOW: at(9), HOLON_AGENT: 'b' })).code).toBe(0);
     expect((await p.h(['transfer', id, '--to', 'nobody'], as('main', 9))).code).toBe(3);
+    expect((await p.h(['transfer', id], as('main', 9))).code).toBe(2);
   });
 
   it('overlapping write scopes conflict, disjoint ones proceed in parallel', async () => {

@@ -59,7 +59,9 @@ describe('frontier, explain and decide (seed 002)', () => {
     // Reject blocks the covered items.
     expect((await p.h(['decide', gate, '--reject', '--note', 'legal said no'])).code).toBe(0);
     expect((await p.json(['explain', api])).code).toBe('gate_rejected');
-    expect((await p.h(['decide', gate])).code).toBe(3);
+    // Neither or both of --approve/--reject is a usage error (exit 2), as SPEC 7 says.
+    expect((await p.h(['decide', gate])).code).toBe(2);
+    expect((await p.h(['decide', gate, '--approve', '--reject'])).code).toBe(2);
   });
 
   it('pick without an id claims the top runnable item, and says what to decide when nothing is runnable', async () => {

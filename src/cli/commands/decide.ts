@@ -1,5 +1,5 @@
 import { delegated, parseScope, SCOPE_FIX } from '../../core/decision-scope.js';
-import { invalid } from '../../core/errors.js';
+import { invalid, usage } from '../../core/errors.js';
 import { normalizeDecisionScope } from '../../core/graph-fields.js';
 import { iso } from '../../core/time.js';
 import { appendHistory } from '../../core/workitem.js';
@@ -34,7 +34,7 @@ function assertAuthority(home: Home, actor: string, scopeText: string): void {
 }
 
 export async function run(ctx: Ctx, args: string[], opts: { approve?: boolean; reject?: boolean; note?: string; json?: boolean }): Promise<void> {
-  if (Boolean(opts.approve) === Boolean(opts.reject)) throw invalid('say --approve or --reject (one of them)', 'holon decide GATE --approve [--note "why"]');
+  if (Boolean(opts.approve) === Boolean(opts.reject)) throw usage('say --approve or --reject (one of them)', 'holon decide GATE --approve [--note "why"]');
   const decision = opts.approve ? 'approved' : 'rejected';
   const home = ctx.home();
   const ref = targetItem(ctx, args[0]);

@@ -1,3 +1,4 @@
+import { claimLive, sameHolder } from '../core/claims.js';
 import type { RunRecord } from '../core/run-record.js';
 import { iso } from '../core/time.js';
 import type { WorkSummary } from '../core/workitem.js';
@@ -12,10 +13,10 @@ const live = (i: WorkSummary) => i.waits.some((w) => w.status === 'active' || w.
 
 /**
  * New work assigned while the agent is idle: an open advancement task nobody has run yet, with no
- * live wait, no blocker, its dependencies done, and no claim by someone else. Open items that wait,
- * or that were run before, are never a reason on their own.
+ * live wait, no blocker, its dependencies done, and no live claim by someone else (an expired lease
+ * holds nothing). Open items that wait, or that were run before, are never a reason on their own.
  */
-export function newWorkWakes(home: Home, agents: string[], known: (agent: string, id: string) => boolean): Wake[] {
+export function newWorkWakes(home: Home, agents: string[], known: (agent: string, id: string) => boolean, nowMs = Date.now()): Wake[] {
   const wakes: Wake[] = [];
   for (const agent of agents) {
     const { items } = loadAgentWork(home, agent);
@@ -23,7 +24,7 @@ export function newWorkWakes(home: Home, agents: string[], known: (agent: string
     for (const i of items) {
       if (i.status !== 'open' || i.class !== 'advancement_task' || i.blocker || live(i)) continue;
       if (i.depends_on.some((d) => status.get(d) !== 'done')) continue;
-      if (i.claim && !i.claim.holder.includes(agent)) continue;
+      if (claimLive(i.claim, nowMs) && !sameHolder(i.claim!.holder, `agent:${agent}`)) continue;
       if (known(agent, i.id)) continue;
       wakes.push({ agent, work_item: i.id, reason: 'new_work' });
     }

@@ -90,6 +90,20 @@ rmdir "$PWD/inflight"
     expect((await p.json(['runs', '--agent', 'rev'])).runs).toEqual([]);
   });
 
+  it('new work claimed by another agent is not run, whatever its name; an expired lease holds nothing', async () => {
+    const p = await project('rev');
+    for (const a of ['reviewer', 'bob']) expect((await p.h(['agent', 'add', a])).code).toBe(0);
+    script(join(p.dir, 'agent.sh'), '#!/bin/sh\nholon progress "$HOLON_WORK_ITEM" "ran"\n');
+    setRunner(p.home, 'rev', '{preset: command, command: ./agent.sh}');
+    const taken = await p.create('claimed by reviewer');
+    expect((await p.h(['claim', taken], { HOLON_ACTOR: 'agent:reviewer' })).code).toBe(0);
+    expect(JSON.parse((await p.h(['watch', '--once', '--json'])).stdout).runs).toEqual([]);
+    const lapsed = await p.create('a lease by bob that ended');
+    expect((await p.h(['claim', lapsed, '--ttl', '1m'], { HOLON_ACTOR: 'agent:bob', HOLON_NOW: '2020-01-01T00:00:00Z' })).code).toBe(0);
+    const runs = JSON.parse((await p.h(['watch', '--once', '--json'])).stdout).runs;
+    expect(runs.map((r: any) => r.work_item)).toEqual([lapsed]);
+  });
+
   it('a stopped agent gets no runs until it is started again', async () => {
     const p = await project('rev');
     script(join(p.dir, 'agent.sh'), '#!/bin/sh\nholon progress "$HOLON_WORK_ITEM" done\n');

@@ -126,7 +126,7 @@ export class Watcher {
     for (const w of report.wakes) this.enqueue(w);
     for (const w of pendingWakes(this.home, agents, this.covered)) this.enqueue(w);
     for (const w of operatorWakes(this.home, agents, this.covered, this.seenEvents)) this.enqueue(w);
-    for (const w of newWorkWakes(this.home, agents, (a, id) => this.knownItem(a, id))) this.enqueue(w);
+    for (const w of await newWorkWakes(this.home, agents, (a, id) => this.knownItem(a, id))) this.enqueue(w);
     this.dispatch();
     const busy = report.timers_fired.length + report.events_admitted.length + report.rechecks_expired.length + report.tasks_finished.length > 0;
     this.scheduleNext(agents, busy);

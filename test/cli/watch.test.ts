@@ -104,6 +104,19 @@ rmdir "$PWD/inflight"
     expect(runs.map((r: any) => r.work_item)).toEqual([lapsed]);
   });
 
+  it('a gated or excluded item is not new work; once its gate is approved it is', async () => {
+    const p = await project('rev');
+    script(join(p.dir, 'agent.sh'), '#!/bin/sh\nholon progress "$HOLON_WORK_ITEM" "ran"\n');
+    setRunner(p.home, 'rev', '{preset: command, command: ./agent.sh}');
+    const gate = await p.create('Release?', ['--class', 'user_gate', '--decision-scope', 'release:project:app']);
+    const gated = await p.create('Publish the release', ['--needs-decision', 'release:action:app']);
+    await p.create('Review your own change', ['--exclude', 'rev']);
+    expect(JSON.parse((await p.h(['watch', '--once', '--json'])).stdout).runs).toEqual([]);
+    expect((await p.h(['decide', gate, '--approve'])).code).toBe(0);
+    const runs = JSON.parse((await p.h(['watch', '--once', '--json'])).stdout).runs;
+    expect(runs.map((r: any) => [r.work_item, r.reason])).toEqual([[gated, 'new_work']]);
+  });
+
   it('a stopped agent gets no runs until it is started again', async () => {
     const p = await project('rev');
     script(join(p.dir, 'agent.sh'), '#!/bin/sh\nholon progress "$HOLON_WORK_ITEM" done\n');

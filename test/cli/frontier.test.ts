@@ -38,6 +38,8 @@ describe('frontier, explain and decide (seed 002)', () => {
       ['claims', true, 'ok'], ['capabilities', true, 'ok'], ['workspace', true, 'ok'],
     ]);
     expect((await p.h(['explain', api])).stdout).toMatch(/FAIL\s+gates\s+gate_pending/);
+    expect((await p.h(['explain', api, '--agent', 'nobody'])).code).toBe(4);
+    expect((await p.h(['explain', api], { HOLON_AGENT: 'nobody' })).code).toBe(4);
 
     // An agent run may not decide unless AGENTS.md delegates the scope; a user_action never decides.
     const asAgent = await p.h(['decide', gate, '--approve'], { HOLON_ACTOR: 'agent:main' });

@@ -159,6 +159,7 @@ describe('workspace guard and capabilities', () => {
     writeFileSync(cfg, readFileSync(cfg, 'utf8').replace('probe: "true"', 'probe: "test -d /"'));
     expect(await code(shell)).toBe('capability_missing');
     expect((await p.json(['capabilities'])).capabilities.find((c: any) => c.name === 'shell').status).toBe('unverified');
+    expect((await p.h(['capabilities', '--timeout', '1s'])).code).toBe(2);
   });
 });
 

@@ -106,5 +106,7 @@ export function applyTransfer(item: WorkItem, holder: string, to: string, nowMs:
   const cur = requireOwn(item, holder, nowMs, force, 'transfer');
   const next = normalizeHolder(to);
   if (next === normalizeHolder(cur.holder)) return item;
+  // The same rule as a claim: a transfer must not hand the item to someone its exclude names.
+  if (item.exclude.some((x) => sameHolder(x, next))) throw invalid(`${next} is excluded from ${item.id} (exclude: ${item.exclude.join(', ')}); it cannot hold it`, 'transfer it to another agent');
   return { ...item, claim: { ...cur, holder: next, claimed_at: iso(nowMs), version: cur.version + 1, epoch: cur.epoch + 1, key: null } };
 }

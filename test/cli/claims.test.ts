@@ -86,6 +86,12 @@ describe('claims and leases', () => {
     expect((await p.h(['release', id, '--force'], { HOLON_NOW: at(9), HOLON_AGENT: 'b' })).code).toBe(0);
     expect((await p.h(['transfer', id, '--to', 'nobody'], as('main', 9))).code).toBe(3);
     expect((await p.h(['transfer', id], as('main', 9))).code).toBe(2);
+    // A transfer cannot hand an item to an agent its exclude names (a claim by that agent is refused too).
+    const own = await p.create('review b\'s change', ['--exclude', 'b']);
+    expect((await p.h(['claim', own], as('main', 9))).code).toBe(0);
+    const handOff = await p.h(['transfer', own, '--to', 'b'], as('main', 9));
+    expect(handOff.code).toBe(3);
+    expect(handOff.stderr).toContain('agent:b is excluded');
   });
 
   it('overlapping write scopes conflict, disjoint ones proceed in parallel', async () => {

@@ -117,6 +117,20 @@ rmdir "$PWD/inflight"
     expect(runs.map((r: any) => [r.work_item, r.reason])).toEqual([[gated, 'new_work']]);
   });
 
+  it('an item that requires an unverified capability runs once `capabilities --refresh` verifies it', async () => {
+    const p = await project('rev');
+    script(join(p.dir, 'agent.sh'), '#!/bin/sh\nholon progress "$HOLON_WORK_ITEM" "ran"\n');
+    setRunner(p.home, 'rev', '{preset: command, command: ./agent.sh}');
+    const id = await p.create('needs a shell', ['--requires', 'shell']);
+    const w = startWatch(p.dir);
+    await w.waitFor(/watching /);
+    await sleep(500);
+    expect(runRecords(p.home)).toEqual([]);
+    expect((await p.h(['capabilities', '--refresh'])).code).toBe(0);
+    await until(() => runRecords(p.home).some((r) => r.work_item === id && r.status === 'ok'), 15_000, 'run after the refresh');
+    expect(await w.stop()).toBe(0);
+  });
+
   it('a stopped agent gets no runs until it is started again', async () => {
     const p = await project('rev');
     script(join(p.dir, 'agent.sh'), '#!/bin/sh\nholon progress "$HOLON_WORK_ITEM" done\n');

@@ -81,6 +81,10 @@ describe('frontier, explain and decide (seed 002)', () => {
     expect(picked.stdout.trim()).toBe(`${low}  Tidy the changelog`);
     const shown = await p.json(['show', low]);
     expect(shown).toMatchObject({ focus: true, claim: { holder: 'agent:main', expires_at: '2026-11-30T06:30:00Z', version: 1, epoch: 1 } });
+    // With an id pick only sets the focus: --ttl there is a usage error, not silently dropped.
+    const withId = await p.h(['pick', rel, '--ttl', '30m']);
+    expect(withId.code).toBe(2);
+    expect(withId.stderr).toContain(`holon claim ${rel} --ttl 30m`);
   });
 
   it('agrees with explain on every item, and reading writes nothing', async () => {

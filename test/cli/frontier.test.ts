@@ -45,6 +45,11 @@ describe('frontier, explain and decide (seed 002)', () => {
     const asAgent = await p.h(['decide', gate, '--approve'], { HOLON_ACTOR: 'agent:main' });
     expect(asAgent.code).toBe(3);
     expect(asAgent.stderr).toMatch(/operator authority/);
+    // Nor may it drop the need from its item: that would bypass the gate.
+    const dropped = await p.h(['edit', api, '--remove-needs-decision', 'api_change:action:export'], { HOLON_ACTOR: 'agent:main' });
+    expect(dropped.code).toBe(3);
+    expect(dropped.stderr).toMatch(/may not drop the decision api_change:action:export: decisions need operator authority/);
+    expect((await p.json(['show', api])).needs_decision).toEqual(['api_change:action:export']);
     const action = await p.create('Ask legal about the export', ['--class', 'user_action']);
     expect((await p.h(['decide', action, '--approve'])).code).toBe(3);
     setAuthority(p, 'main', ['api_change:lane:export']);

@@ -14,7 +14,7 @@ import { targetItem } from '../work-args.js';
  * Decisions need a person. An agent run (HOLON_ACTOR=agent:NAME) may decide only scopes its AGENTS.md
  * delegates (`authority: {decide: ["kind:granularity:key"]}`); every other actor is a person.
  */
-function assertAuthority(home: Home, actor: string, scopeText: string): void {
+export function assertAuthority(home: Home, actor: string, scopeText: string, verb = 'decide'): void {
   if (!actor.startsWith('agent:')) return;
   const name = actor.slice('agent:'.length);
   const scope = parseScope(scopeText);
@@ -27,7 +27,7 @@ function assertAuthority(home: Home, actor: string, scopeText: string): void {
   }
   if ('error' in scope || !delegated(list, scope)) {
     throw invalid(
-      `${actor} may not decide ${scopeText}: decisions need operator authority`,
+      `${actor} may not ${verb} ${scopeText}: decisions need operator authority`,
       `a person runs \`holon decide\`, or delegates the scope in agents/${name}/AGENTS.md (authority: {decide: ["${scopeText}"]})`,
     );
   }

@@ -146,6 +146,17 @@ rmdir "$PWD/inflight"
     expect(await w.stop()).toBe(0);
   });
 
+  it('a run_timeout longer than Node\'s longest timer (~24.8 days) does not end the run at once', async () => {
+    const p = await project('rev');
+    script(join(p.dir, 'agent.sh'), '#!/bin/sh\nsleep 0.3\nholon progress "$HOLON_WORK_ITEM" "ran"\n');
+    setRunner(p.home, 'rev', '{preset: command, command: ./agent.sh}');
+    const agentsMd = join(p.home, 'agents/rev/AGENTS.md');
+    writeFileSync(agentsMd, readFileSync(agentsMd, 'utf8').replace('run_timeout: "30m"', 'run_timeout: "30d"'));
+    await p.create('long allowed');
+    const once = await p.h(['watch', '--once', '--json']);
+    expect(JSON.parse(once.stdout).runs[0]).toMatchObject({ status: 'ok', exit_code: 0 });
+  });
+
   it('kills the process group of a run that passes its timeout', async () => {
     const p = await project('rev');
     script(join(p.dir, 'agent.sh'), `#!/bin/sh\nsleep 30 &\necho $! > "$PWD/child.pid"\nwait\n`);

@@ -166,6 +166,9 @@ describe('workspace guard and capabilities', () => {
     expect(await code(shell)).toBe('capability_missing');
     expect((await p.json(['capabilities'])).capabilities.find((c: any) => c.name === 'shell').status).toBe('unverified');
     expect((await p.h(['capabilities', '--timeout', '1s'])).code).toBe(2);
+    // A timeout longer than Node's longest timer (~24.8 days) does not kill the probe at once.
+    const long = await p.json(['capabilities', '--refresh', '--timeout', '30d']);
+    expect(long.capabilities.find((c: any) => c.name === 'shell').status).toBe('verified');
   });
 });
 

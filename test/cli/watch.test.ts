@@ -157,6 +157,18 @@ rmdir "$PWD/inflight"
     expect(JSON.parse(once.stdout).runs[0]).toMatchObject({ status: 'ok', exit_code: 0 });
   });
 
+  it('a run whose end cannot be recorded is logged, not an unhandled rejection that kills the watcher', async () => {
+    const p = await project('rev');
+    // The runner replaces local/runs with a file: writing the run record at its end fails.
+    script(join(p.dir, 'agent.sh'), '#!/bin/sh\nsleep 0.3\nrm -rf "$HOLON_HOME/local/runs"\ntouch "$HOLON_HOME/local/runs"\n');
+    setRunner(p.home, 'rev', '{preset: command, command: ./agent.sh}');
+    await p.create('breaks its record');
+    const once = await p.h(['watch', '--once', '--json']);
+    expect(once.stderr).toMatch(/could not be recorded/);
+    expect(once.stderr).not.toMatch(/\n\s+at /);
+    expect(once.code).toBe(0);
+  });
+
   it('kills the process group of a run that passes its timeout', async () => {
     const p = await project('rev');
     script(join(p.dir, 'agent.sh'), `#!/bin/sh\nsleep 30 &\necho $! > "$PWD/child.pid"\nwait\n`);

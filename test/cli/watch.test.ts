@@ -11,6 +11,8 @@ describe('holon watch: one watcher per home', () => {
     await w.waitFor(/watching /);
     const second = await p.h(['watch', '--once']);
     expect(second.code).toBe(5);
+    // --json without --once is a usage error (it would be ignored by a watch that never ends).
+    expect((await p.h(['watch', '--json'])).code).toBe(2);
     expect(second.stderr).toContain(`pid ${w.child.pid}`);
     expect(await w.stop('SIGTERM')).toBe(0);
     expect(existsSync(join(p.home, 'local/watch.pid'))).toBe(false);

@@ -129,7 +129,8 @@ export class Watcher {
     for (const w of report.wakes) this.enqueue(w);
     for (const w of pendingWakes(this.home, agents, this.covered)) this.enqueue(w);
     for (const w of operatorWakes(this.home, agents, this.covered, this.seenEvents)) this.enqueue(w);
-    for (const w of await newWorkWakes(this.home, agents, (a, id) => this.knownItem(a, id))) this.enqueue(w);
+    const held = (a: string, id: string, why: string) => this.sayOnce(`not running ${a} on ${id} (new work) yet: ${why}`);
+    for (const w of await newWorkWakes(this.home, agents, (a, id) => this.knownItem(a, id), held)) this.enqueue(w);
     this.dispatch();
     const busy = report.timers_fired.length + report.events_admitted.length + report.rechecks_expired.length + report.tasks_finished.length > 0;
     this.scheduleNext(agents, busy);

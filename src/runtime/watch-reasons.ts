@@ -1,4 +1,4 @@
-import { prepare, runnableInOrder } from '../core/frontier.js';
+import { evaluate, prepare } from '../core/frontier.js';
 import type { RunRecord } from '../core/run-record.js';
 import { iso } from '../core/time.js';
 import type { WorkSummary } from '../core/workitem.js';
@@ -18,15 +18,21 @@ const live = (i: WorkSummary) => i.waits.some((w) => w.status === 'active' || w.
  * exclusions, capabilities and workspace all pass, as for `holon pick`). Open items that wait, are
  * gated, or were run before, are never a reason on their own.
  */
-export async function newWorkWakes(home: Home, agents: string[], known: (agent: string, id: string) => boolean, nowMs = Date.now()): Promise<Wake[]> {
+export async function newWorkWakes(home: Home, agents: string[], known: (agent: string, id: string) => boolean, held: (agent: string, id: string, why: string) => void = () => undefined, nowMs = Date.now()): Promise<Wake[]> {
   const wakes: Wake[] = [];
   for (const agent of agents) {
     const candidates = loadAgentWork(home, agent).items.filter((i) => i.status === 'open' && i.class === 'advancement_task' && !i.blocker && !live(i) && !known(agent, i.id));
     if (!candidates.length) continue;
     // The runner runs in the home's root: that checkout is the workspace the guard checks.
     const { input } = await loadFrontierInput(home, agent, { holder: `agent:${agent}`, nowMs, cwd: home.root });
-    const runnable = new Set(runnableInOrder(prepare(input)).map((v) => v.item.id));
-    for (const i of candidates) if (runnable.has(i.id)) wakes.push({ agent, work_item: i.id, reason: 'new_work' });
+    const p = prepare(input);
+    for (const i of candidates) {
+      const item = p.byId.get(i.id);
+      if (!item) continue;
+      const v = evaluate(p, item);
+      if (v.channel === 'runnable') wakes.push({ agent, work_item: i.id, reason: 'new_work' });
+      else held(agent, i.id, `${v.code}: ${v.detail}`);
+    }
   }
   return wakes;
 }

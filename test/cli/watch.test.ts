@@ -112,8 +112,12 @@ rmdir "$PWD/inflight"
     setRunner(p.home, 'rev', '{preset: command, command: ./agent.sh}');
     const gate = await p.create('Release?', ['--class', 'user_gate', '--decision-scope', 'release:project:app']);
     const gated = await p.create('Publish the release', ['--needs-decision', 'release:action:app']);
-    await p.create('Review your own change', ['--exclude', 'rev']);
-    expect(JSON.parse((await p.h(['watch', '--once', '--json'])).stdout).runs).toEqual([]);
+    const own = await p.create('Review your own change', ['--exclude', 'rev']);
+    const first = await p.h(['watch', '--once', '--json']);
+    expect(JSON.parse(first.stdout).runs).toEqual([]);
+    // The log says once why each is held back.
+    expect(first.stderr).toContain(`not running rev on ${gated} (new work) yet: gate_pending`);
+    expect(first.stderr).toContain(`not running rev on ${own} (new work) yet: excluded`);
     expect((await p.h(['decide', gate, '--approve'])).code).toBe(0);
     const runs = JSON.parse((await p.h(['watch', '--once', '--json'])).stdout).runs;
     expect(runs.map((r: any) => [r.work_item, r.reason])).toEqual([[gated, 'new_work']]);

@@ -73,7 +73,8 @@ export function applyClaim(item: WorkItem, req: ClaimRequest): { item: WorkItem;
 function requireOwn(item: WorkItem, holder: string, nowMs: number, force: boolean, verb: string): Claim {
   const cur = item.claim;
   if (!cur || !claimLive(cur, nowMs)) {
-    const why = cur?.expires_at ? `its lease by ${cur.holder} expired at ${cur.expires_at}` : 'it is not claimed';
+    // Release ends a claim by setting expires_at to now: "expired" would misreport a release.
+    const why = cur?.expires_at ? `the claim by ${cur.holder} ended at ${cur.expires_at} (released or expired)` : 'it is not claimed';
     throw conflict(`cannot ${verb} ${item.id}: ${why}`, `claim it first: holon claim ${item.id}`);
   }
   if (!force && !sameHolder(cur.holder, holder)) {

@@ -80,6 +80,9 @@ describe('claims and leases', () => {
     expect((await p.json(['transfer', id, '--to', 'b'], as('main', 6))).claim).toMatchObject({ holder: 'agent:b', epoch: 2, version: 3 });
     expect((await p.h(['release', id], as('main', 7))).code).toBe(5);
     expect((await p.h(['release', id], as('b', 7))).code).toBe(0);
+    const renewReleased = await p.h(['renew', id], as('b', 7));
+    expect(renewReleased.code).toBe(5);
+    expect(renewReleased.stderr).toContain('the claim by agent:b ended at 2026-11-30T06:07:00Z (released or expired)');
     expect((await p.json(['claim', id, '--expected-version', '4'], as('main', 8))).claim).toMatchObject({ holder: 'agent:main', version: 5, epoch: 3, expires_at: null });
     // An agent run may not force; a person may.
     expect((await p.h(['release', id, '--force'], as('b', 9))).code).toBe(3);

@@ -73,7 +73,8 @@ export function applyClaim(item: WorkItem, req: ClaimRequest): { item: WorkItem;
 function requireOwn(item: WorkItem, holder: string, nowMs: number, force: boolean, verb: string): Claim {
   const cur = item.claim;
   if (!cur || !claimLive(cur, nowMs)) {
-    const why = cur?.expires_at ? `its lease by ${cur.holder} expired at ${cur.expires_at}` : 'it is not claimed';
+    // Release ends a claim by setting expires_at to now: "expired" would misreport a release.
+    const why = cur?.expires_at ? `the claim by ${cur.holder} ended at ${cur.expires_at} (released or expired)` : 'it is not claimed';
     throw conflict(`cannot ${verb} ${item.id}: ${why}`, `claim it first: holon claim ${item.id}`);
   }
   if (!force && !sameHolder(cur.holder, holder)) {
@@ -106,5 +107,7 @@ export function applyTransfer(item: WorkItem, holder: string, to: string, nowMs:
   const cur = requireOwn(item, holder, nowMs, force, 'transfer');
   const next = normalizeHolder(to);
   if (next === normalizeHolder(cur.holder)) return item;
+  // The same rule as a claim: a transfer must not hand the item to someone its exclude names.
+  if (item.exclude.some((x) => sameHolder(x, next))) throw invalid(`${next} is excluded from ${item.id} (exclude: ${item.exclude.join(', ')}); it cannot hold it`, 'transfer it to another agent');
   return { ...item, claim: { ...cur, holder: next, claimed_at: iso(nowMs), version: cur.version + 1, epoch: cur.epoch + 1, key: null } };
 }

@@ -56,4 +56,3 @@ export function delegated(delegations: string[], scope: Scope): boolean {
   });
 }
 
-export const formatScope = (s: Scope) => `${s.kind}:${s.granularity}:${s.key}`;

@@ -79,17 +79,7 @@ export function evaluate(p: Prepared, item: WorkItem, all = false): Verdict {
 const PRI_RANK = new Map<string, number>(PRIORITIES.map((p, i) => [p, i]));
 const priRank = (i: WorkItem) => PRI_RANK.get(i.priority ?? '') ?? PRIORITIES.length;
 
-/** Own claim first, then priority P0..P4 then none, then age, then id. */
-export function compareVerdicts(a: Verdict, b: Verdict): number {
-  return (
-    Number(b.own) - Number(a.own) ||
-    priRank(a.item) - priRank(b.item) ||
-    (a.item.created_at < b.item.created_at ? -1 : a.item.created_at > b.item.created_at ? 1 : 0) ||
-    (a.item.id < b.item.id ? -1 : a.item.id > b.item.id ? 1 : 0)
-  );
-}
-
-/** Sorts in frontier order through one precomputed key per verdict (cheaper than comparing fields). */
+/** Sorts in frontier order (own claim first, then priority P0..P4 then none, then age, then id) through one precomputed key per verdict. */
 export function sortVerdicts(list: Verdict[]): Verdict[] {
   const keyed = list.map((v) => ({ v, k: `${v.own ? 0 : 1}${priRank(v.item)}${v.item.created_at}\u0000${v.item.id}` }));
   keyed.sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));

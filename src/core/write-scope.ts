@@ -27,7 +27,8 @@ function segments(glob: string): string[] {
 }
 
 const segRegex = (seg: string) =>
-  new RegExp('^' + seg.replace(/[.+^$()|\\]/g, '\\$&').replace(/\{([^}]*)\}/g, (_, alts: string) => `(${alts.split(',').join('|')})`).replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]') + '$');
+  // `[!...]` (and `[^...]`) negate a class: a plain escape would turn `[^` into a class holding "^".
+  new RegExp('^' + seg.replace(/\[[!^]/g, '\u0000').replace(/[.+^$()|\\]/g, '\\$&').replace(/\u0000/g, '[^').replace(/\{([^}]*)\}/g, (_, alts: string) => `(${alts.split(',').join('|')})`).replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]') + '$');
 
 function literalPrefix(seg: string): string {
   const i = seg.search(WILD);

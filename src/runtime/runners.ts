@@ -104,12 +104,13 @@ export function startProcess(inv: Invocation, opts: { cwd: string; env: NodeJS.P
   child.stdin!.on('error', () => undefined);
   child.stdin!.end(inv.stdin ?? '');
   let hardKill: NodeJS.Timeout | undefined;
+  // Node fires a delay over 2^31-1 ms (about 24.8 days) at once: a longer run_timeout means no limit in practice.
   const timer = setTimeout(() => {
     timedOut = true;
     killGroup('SIGTERM');
     hardKill = setTimeout(() => killGroup('SIGKILL'), 3000);
     hardKill.unref();
-  }, opts.timeoutMs);
+  }, Math.min(opts.timeoutMs, 2 ** 31 - 1));
   const done = new Promise<ProcessOutcome>((resolve) => {
     let spawnError: string | null = null;
     let settled = false;

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, openSync, readSync, rmSync, statSync } from 'node:fs';
+import { invalid } from '../core/errors.js';
 import { fileURLToPath } from 'node:url';
 import { iso } from '../core/time.js';
 import { enqueueEvent } from '../store/events.js';
@@ -23,9 +24,10 @@ export const taskEventId = (id: string) => occurrenceEventId(`task:${id}`);
 
 /**
  * Starts `argv` in the background under a detached supervisor (its own session: it survives the
- * terminal) and returns the handle at once. The supervisor records the result when the command ends.
+ * terminal) and returns the handle once it runs. The supervisor records the result when the command ends.
+ * A supervisor that cannot start (e.g. the working directory is gone) leaves no record: an error, not a crash.
  */
-export function startTask(home: Home, agent: string, workItem: string | null, argv: string[], cwd: string, nowMs: number): TaskRecord {
+export async function startTask(home: Home, agent: string, workItem: string | null, argv: string[], cwd: string, nowMs: number): Promise<TaskRecord> {
   const id = newTaskId();
   const t: TaskRecord = {
     id, agent, work_item: workItem, command: argv, cwd, status: 'running', started_at: iso(nowMs), ended_at: null,
@@ -34,6 +36,14 @@ export function startTask(home: Home, agent: string, workItem: string | null, ar
   };
   writeTask(home, t);
   const child = spawn(process.execPath, [SUPERVISOR, home.dir, id], { detached: true, stdio: 'ignore', cwd, env: process.env });
+  const failure = await new Promise<Error | null>((resolve) => {
+    child.once('spawn', () => resolve(null));
+    child.once('error', resolve);
+  });
+  if (failure) {
+    rmSync(taskFile(home, id), { force: true });
+    throw invalid(`could not start the task in ${cwd}: ${failure.message}`, 'run it from an existing directory you can read');
+  }
   child.unref();
   return t;
 }

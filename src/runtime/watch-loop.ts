@@ -24,6 +24,9 @@ interface Pending {
   resumes: string[];
 }
 
+/** A run's end, whether or not it could be recorded (startFor logs a failure). */
+const settled = (h: RunHandle) => h.done.then(() => undefined, () => undefined);
+
 /** Longest setTimeout Node accepts; later due times are re-checked when it fires. */
 const MAX_SLEEP = 2 ** 31 - 1;
 const DEBOUNCE_MS = 15;
@@ -126,7 +129,8 @@ export class Watcher {
     for (const w of report.wakes) this.enqueue(w);
     for (const w of pendingWakes(this.home, agents, this.covered)) this.enqueue(w);
     for (const w of operatorWakes(this.home, agents, this.covered, this.seenEvents)) this.enqueue(w);
-    for (const w of newWorkWakes(this.home, agents, (a, id) => this.knownItem(a, id))) this.enqueue(w);
+    const held = (a: string, id: string, why: string) => this.sayOnce(`not running ${a} on ${id} (new work) yet: ${why}`);
+    for (const w of await newWorkWakes(this.home, agents, (a, id) => this.knownItem(a, id), held)) this.enqueue(w);
     this.dispatch();
     const busy = report.timers_fired.length + report.events_admitted.length + report.rechecks_expired.length + report.tasks_finished.length > 0;
     this.scheduleNext(agents, busy);
@@ -228,13 +232,19 @@ export class Watcher {
       this.finished.push(run);
       this.opts.log(`run ${run.id} ended: ${run.status}${run.exit_code !== null ? ` (exit ${run.exit_code})` : ''}${run.progress === false ? ', no progress' : ''}${run.blocked ? `; ${id} blocked after ${this.home.config.watch.no_progress_limit} runs without progress` : ''}`);
       if (!this.opts.once) this.requestPass(0);
+    }, (err: Error) => {
+      // Recording the end failed (e.g. local/runs is gone): say so and keep watching; the record still
+      // says running, so a restart resumes the item once as interrupted.
+      this.running.delete(agent);
+      this.opts.log(`run ${handle.run.id} ended but could not be recorded: ${err.message}`);
+      if (!this.opts.once) this.requestPass(0);
     });
     return true;
   }
 
   /** Resolves when no run is in flight. */
   async idle(): Promise<void> {
-    while (this.running.size) await Promise.all([...this.running.values()].map((h) => h.done));
+    while (this.running.size) await Promise.all([...this.running.values()].map(settled));
   }
 
   /** Stops cleanly: no new runs, in-flight runs get `graceMs` to finish, then are killed and marked interrupted. */
@@ -248,7 +258,7 @@ export class Watcher {
     const inflight = [...this.running.values()];
     if (inflight.length) {
       this.opts.log(`waiting up to ${Math.round(graceMs / 1000)}s for ${inflight.length} run(s) to finish`);
-      const all = Promise.all(inflight.map((h) => h.done));
+      const all = Promise.all(inflight.map(settled));
       const timedOut = await Promise.race([all.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), graceMs).unref())]);
       if (timedOut) {
         for (const h of this.running.values()) h.interrupt();

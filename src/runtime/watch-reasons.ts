@@ -1,9 +1,11 @@
+import { evaluate, prepare } from '../core/frontier.js';
 import type { RunRecord } from '../core/run-record.js';
 import { iso } from '../core/time.js';
 import type { WorkSummary } from '../core/workitem.js';
 import type { Home } from '../store/home.js';
 import { listRuns, readRun, writeRun } from '../store/runs.js';
 import { pidAlive } from '../store/watcher-lock.js';
+import { loadFrontierInput } from '../store/frontier-input.js';
 import { loadAgentWork } from '../store/work-index.js';
 import { newOperatorNudges } from '../store/operator-events.js';
 import type { Wake } from './tick.js';
@@ -12,20 +14,24 @@ const live = (i: WorkSummary) => i.waits.some((w) => w.status === 'active' || w.
 
 /**
  * New work assigned while the agent is idle: an open advancement task nobody has run yet, with no
- * live wait, no blocker, its dependencies done, and no claim by someone else. Open items that wait,
- * or that were run before, are never a reason on their own.
+ * live wait and no blocker, that is runnable in the agent's frontier (dependencies, gates, claims,
+ * exclusions, capabilities and workspace all pass, as for `holon pick`). Open items that wait, are
+ * gated, or were run before, are never a reason on their own.
  */
-export function newWorkWakes(home: Home, agents: string[], known: (agent: string, id: string) => boolean): Wake[] {
+export async function newWorkWakes(home: Home, agents: string[], known: (agent: string, id: string) => boolean, held: (agent: string, id: string, why: string) => void = () => undefined, nowMs = Date.now()): Promise<Wake[]> {
   const wakes: Wake[] = [];
   for (const agent of agents) {
-    const { items } = loadAgentWork(home, agent);
-    const status = new Map(items.map((i) => [i.id, i.status]));
-    for (const i of items) {
-      if (i.status !== 'open' || i.class !== 'advancement_task' || i.blocker || live(i)) continue;
-      if (i.depends_on.some((d) => status.get(d) !== 'done')) continue;
-      if (i.claim && !i.claim.holder.includes(agent)) continue;
-      if (known(agent, i.id)) continue;
-      wakes.push({ agent, work_item: i.id, reason: 'new_work' });
+    const candidates = loadAgentWork(home, agent).items.filter((i) => i.status === 'open' && i.class === 'advancement_task' && !i.blocker && !live(i) && !known(agent, i.id));
+    if (!candidates.length) continue;
+    // The runner runs in the home's root: that checkout is the workspace the guard checks.
+    const { input } = await loadFrontierInput(home, agent, { holder: `agent:${agent}`, nowMs, cwd: home.root });
+    const p = prepare(input);
+    for (const i of candidates) {
+      const item = p.byId.get(i.id);
+      if (!item) continue;
+      const v = evaluate(p, item);
+      if (v.channel === 'runnable') wakes.push({ agent, work_item: i.id, reason: 'new_work' });
+      else held(agent, i.id, `${v.code}: ${v.detail}`);
     }
   }
   return wakes;

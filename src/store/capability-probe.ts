@@ -25,7 +25,8 @@ export function runProbe(cmd: string, cwd: string, timeoutMs: number, nowMs: () 
       } catch {
         child.kill('SIGKILL');
       }
-    }, timeoutMs);
+      // Node fires a delay over 2^31-1 ms at once: a longer --timeout means no limit in practice.
+    }, Math.min(timeoutMs, 2 ** 31 - 1));
     const done = (code: number | null) => {
       clearTimeout(timer);
       resolve({

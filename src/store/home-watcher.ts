@@ -1,10 +1,13 @@
 import { join, sep } from 'node:path';
 import type { Home } from './home.js';
 
+const watchedLocal = (home: Home) => [join(home.local, 'agent-state.json'), join(home.local, 'cache'), join(home.local, 'cache', 'capabilities.json')];
+
 /** Paths the watcher ignores: machine-local state, lock folders, temp files, editor swap files, git. */
 export function ignoredPath(home: Home, path: string): boolean {
-  // local/ is machine state, except agent-state.json: `holon agent start` must reach the watcher.
-  if (path.startsWith(home.local + sep)) return path !== join(home.local, 'agent-state.json');
+  // local/ is machine state, except what decides whether an agent may run: `holon agent start` and
+  // `holon capabilities --refresh` (an item that requires a capability is new work once it is verified).
+  if (path.startsWith(home.local + sep)) return !watchedLocal(home).includes(path);
   const base = path.slice(path.lastIndexOf(sep) + 1);
   return (
     path.includes(`${sep}.git${sep}`) ||

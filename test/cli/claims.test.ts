@@ -80,11 +80,21 @@ describe('claims and leases', () => {
     expect((await p.json(['transfer', id, '--to', 'b'], as('main', 6))).claim).toMatchObject({ holder: 'agent:b', epoch: 2, version: 3 });
     expect((await p.h(['release', id], as('main', 7))).code).toBe(5);
     expect((await p.h(['release', id], as('b', 7))).code).toBe(0);
+    const renewReleased = await p.h(['renew', id], as('b', 7));
+    expect(renewReleased.code).toBe(5);
+    expect(renewReleased.stderr).toContain('the claim by agent:b ended at 2026-11-30T06:07:00Z (released or expired)');
     expect((await p.json(['claim', id, '--expected-version', '4'], as('main', 8))).claim).toMatchObject({ holder: 'agent:main', version: 5, epoch: 3, expires_at: null });
     // An agent run may not force; a person may.
     expect((await p.h(['release', id, '--force'], as('b', 9))).code).toBe(3);
     expect((await p.h(['release', id, '--force'], { HOLON_NOW: at(9), HOLON_AGENT: 'b' })).code).toBe(0);
     expect((await p.h(['transfer', id, '--to', 'nobody'], as('main', 9))).code).toBe(3);
+    expect((await p.h(['transfer', id], as('main', 9))).code).toBe(2);
+    // A transfer cannot hand an item to an agent its exclude names (a claim by that agent is refused too).
+    const own = await p.create('review b\'s change', ['--exclude', 'b']);
+    expect((await p.h(['claim', own], as('main', 9))).code).toBe(0);
+    const handOff = await p.h(['transfer', own, '--to', 'b'], as('main', 9));
+    expect(handOff.code).toBe(3);
+    expect(handOff.stderr).toContain('agent:b is excluded');
   });
 
   it('overlapping write scopes conflict, disjoint ones proceed in parallel', async () => {
@@ -158,6 +168,10 @@ describe('workspace guard and capabilities', () => {
     writeFileSync(cfg, readFileSync(cfg, 'utf8').replace('probe: "true"', 'probe: "test -d /"'));
     expect(await code(shell)).toBe('capability_missing');
     expect((await p.json(['capabilities'])).capabilities.find((c: any) => c.name === 'shell').status).toBe('unverified');
+    expect((await p.h(['capabilities', '--timeout', '1s'])).code).toBe(2);
+    // A timeout longer than Node's longest timer (~24.8 days) does not kill the probe at once.
+    const long = await p.json(['capabilities', '--refresh', '--timeout', '30d']);
+    expect(long.capabilities.find((c: any) => c.name === 'shell').status).toBe('verified');
   });
 });
 

@@ -38,11 +38,18 @@ describe('frontier, explain and decide (seed 002)', () => {
       ['claims', true, 'ok'], ['capabilities', true, 'ok'], ['workspace', true, 'ok'],
     ]);
     expect((await p.h(['explain', api])).stdout).toMatch(/FAIL\s+gates\s+gate_pending/);
+    expect((await p.h(['explain', api, '--agent', 'nobody'])).code).toBe(4);
+    expect((await p.h(['explain', api], { HOLON_AGENT: 'nobody' })).code).toBe(4);
 
     // An agent run may not decide unless AGENTS.md delegates the scope; a user_action never decides.
     const asAgent = await p.h(['decide', gate, '--approve'], { HOLON_ACTOR: 'agent:main' });
     expect(asAgent.code).toBe(3);
     expect(asAgent.stderr).toMatch(/operator authority/);
+    // Nor may it drop the need from its item: that would bypass the gate.
+    const dropped = await p.h(['edit', api, '--remove-needs-decision', 'api_change:action:export'], { HOLON_ACTOR: 'agent:main' });
+    expect(dropped.code).toBe(3);
+    expect(dropped.stderr).toMatch(/may not drop the decision api_change:action:export: decisions need operator authority/);
+    expect((await p.json(['show', api])).needs_decision).toEqual(['api_change:action:export']);
     const action = await p.create('Ask legal about the export', ['--class', 'user_action']);
     expect((await p.h(['decide', action, '--approve'])).code).toBe(3);
     setAuthority(p, 'main', ['api_change:lane:export']);
@@ -59,7 +66,9 @@ describe('frontier, explain and decide (seed 002)', () => {
     // Reject blocks the covered items.
     expect((await p.h(['decide', gate, '--reject', '--note', 'legal said no'])).code).toBe(0);
     expect((await p.json(['explain', api])).code).toBe('gate_rejected');
-    expect((await p.h(['decide', gate])).code).toBe(3);
+    // Neither or both of --approve/--reject is a usage error (exit 2), as SPEC 7 says.
+    expect((await p.h(['decide', gate])).code).toBe(2);
+    expect((await p.h(['decide', gate, '--approve', '--reject'])).code).toBe(2);
   });
 
   it('pick without an id claims the top runnable item, and says what to decide when nothing is runnable', async () => {
@@ -77,6 +86,10 @@ describe('frontier, explain and decide (seed 002)', () => {
     expect(picked.stdout.trim()).toBe(`${low}  Tidy the changelog`);
     const shown = await p.json(['show', low]);
     expect(shown).toMatchObject({ focus: true, claim: { holder: 'agent:main', expires_at: '2026-11-30T06:30:00Z', version: 1, epoch: 1 } });
+    // With an id pick only sets the focus: --ttl there is a usage error, not silently dropped.
+    const withId = await p.h(['pick', rel, '--ttl', '30m']);
+    expect(withId.code).toBe(2);
+    expect(withId.stderr).toContain(`holon claim ${rel} --ttl 30m`);
   });
 
   it('agrees with explain on every item, and reading writes nothing', async () => {

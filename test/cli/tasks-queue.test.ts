@@ -74,3 +74,29 @@ describe('task supervision', () => {
     expect(events).toHaveLength(1);
   });
 });
+
+describe('task start failure', () => {
+  it('a supervisor that cannot start is an error with no record left, not a crash', async () => {
+    const p = await project();
+    const script = `
+      import { startTask } from ${JSON.stringify(join(ROOT, 'dist/runtime/tasks.js'))};
+      import { openHome } from ${JSON.stringify(join(ROOT, 'dist/store/home.js'))};
+      import { listTasks } from ${JSON.stringify(join(ROOT, 'dist/store/tasks.js'))};
+      const home = openHome({ cwd: ${JSON.stringify(p.dir)}, env: {} });
+      try {
+        await startTask(home, 'main', null, ['true'], ${JSON.stringify(join(p.dir, 'gone'))}, Date.now());
+        console.log('started');
+      } catch (err) {
+        console.log(JSON.stringify({ exitCode: err.exitCode, message: err.message, tasks: listTasks(home).length }));
+      }`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d) => (stdout += d));
+    child.stderr!.on('data', (d) => (stderr += d));
+    const code = await new Promise((res) => child.on('exit', res));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toEqual({ exitCode: 3, message: expect.stringContaining('could not start the task'), tasks: 0 });
+  });
+});

@@ -11,6 +11,8 @@ describe('holon watch: one watcher per home', () => {
     await w.waitFor(/watching /);
     const second = await p.h(['watch', '--once']);
     expect(second.code).toBe(5);
+    // --json without --once is a usage error (it would be ignored by a watch that never ends).
+    expect((await p.h(['watch', '--json'])).code).toBe(2);
     expect(second.stderr).toContain(`pid ${w.child.pid}`);
     expect(await w.stop('SIGTERM')).toBe(0);
     expect(existsSync(join(p.home, 'local/watch.pid'))).toBe(false);
@@ -46,6 +48,8 @@ holon progress "$HOLON_WORK_ITEM" "read the diff"
     const listed = await p.json(['runs']);
     expect(listed.runs.map((r: any) => r.id)).toEqual([runs[0].id]);
     expect((await p.json(['runs', '--work', 'w-zzzz'])).runs).toEqual([]);
+    expect((await p.json(['runs', '--limit', '1'])).runs.map((r: any) => r.id)).toEqual([runs[0].id]);
+    for (const bad of ['x', '0', '-2']) expect((await p.h(['runs', '--limit', bad])).code).toBe(3);
     // Run once, the item is no longer new work: a second pass starts nothing.
     const again = await p.h(['watch', '--once', '--json']);
     expect(JSON.parse(again.stdout).runs).toEqual([]);
@@ -88,6 +92,51 @@ rmdir "$PWD/inflight"
     expect((await p.json(['runs', '--agent', 'rev'])).runs).toEqual([]);
   });
 
+  it('new work claimed by another agent is not run, whatever its name; an expired lease holds nothing', async () => {
+    const p = await project('rev');
+    for (const a of ['reviewer', 'bob']) expect((await p.h(['agent', 'add', a])).code).toBe(0);
+    script(join(p.dir, 'agent.sh'), '#!/bin/sh\nholon progress "$HOLON_WORK_ITEM" "ran"\n');
+    setRunner(p.home, 'rev', '{preset: command, command: ./agent.sh}');
+    const taken = await p.create('claimed by reviewer');
+    expect((await p.h(['claim', taken], { HOLON_ACTOR: 'agent:reviewer' })).code).toBe(0);
+    expect(JSON.parse((await p.h(['watch', '--once', '--json'])).stdout).runs).toEqual([]);
+    const lapsed = await p.create('a lease by bob that ended');
+    expect((await p.h(['claim', lapsed, '--ttl', '1m'], { HOLON_ACTOR: 'agent:bob', HOLON_NOW: '2020-01-01T00:00:00Z' })).code).toBe(0);
+    const runs = JSON.parse((await p.h(['watch', '--once', '--json'])).stdout).runs;
+    expect(runs.map((r: any) => r.work_item)).toEqual([lapsed]);
+  });
+
+  it('a gated or excluded item is not new work; once its gate is approved it is', async () => {
+    const p = await project('rev');
+    script(join(p.dir, 'agent.sh'), '#!/bin/sh\nholon progress "$HOLON_WORK_ITEM" "ran"\n');
+    setRunner(p.home, 'rev', '{preset: command, command: ./agent.sh}');
+    const gate = await p.create('Release?', ['--class', 'user_gate', '--decision-scope', 'release:project:app']);
+    const gated = await p.create('Publish the release', ['--needs-decision', 'release:action:app']);
+    const own = await p.create('Review your own change', ['--exclude', 'rev']);
+    const first = await p.h(['watch', '--once', '--json']);
+    expect(JSON.parse(first.stdout).runs).toEqual([]);
+    // The log says once why each is held back.
+    expect(first.stderr).toContain(`not running rev on ${gated} (new work) yet: gate_pending`);
+    expect(first.stderr).toContain(`not running rev on ${own} (new work) yet: excluded`);
+    expect((await p.h(['decide', gate, '--approve'])).code).toBe(0);
+    const runs = JSON.parse((await p.h(['watch', '--once', '--json'])).stdout).runs;
+    expect(runs.map((r: any) => [r.work_item, r.reason])).toEqual([[gated, 'new_work']]);
+  });
+
+  it('an item that requires an unverified capability runs once `capabilities --refresh` verifies it', async () => {
+    const p = await project('rev');
+    script(join(p.dir, 'agent.sh'), '#!/bin/sh\nholon progress "$HOLON_WORK_ITEM" "ran"\n');
+    setRunner(p.home, 'rev', '{preset: command, command: ./agent.sh}');
+    const id = await p.create('needs a shell', ['--requires', 'shell']);
+    const w = startWatch(p.dir);
+    await w.waitFor(/watching /);
+    await sleep(500);
+    expect(runRecords(p.home)).toEqual([]);
+    expect((await p.h(['capabilities', '--refresh'])).code).toBe(0);
+    await until(() => runRecords(p.home).some((r) => r.work_item === id && r.status === 'ok'), 15_000, 'run after the refresh');
+    expect(await w.stop()).toBe(0);
+  });
+
   it('a stopped agent gets no runs until it is started again', async () => {
     const p = await project('rev');
     script(join(p.dir, 'agent.sh'), '#!/bin/sh\nholon progress "$HOLON_WORK_ITEM" done\n');
@@ -101,6 +150,29 @@ rmdir "$PWD/inflight"
     expect((await p.h(['agent', 'start', 'rev'])).code).toBe(0);
     await until(() => runRecords(p.home).some((r) => r.work_item === id && r.status === 'ok'), 15_000, 'run after start');
     expect(await w.stop()).toBe(0);
+  });
+
+  it('a run_timeout longer than Node\'s longest timer (~24.8 days) does not end the run at once', async () => {
+    const p = await project('rev');
+    script(join(p.dir, 'agent.sh'), '#!/bin/sh\nsleep 0.3\nholon progress "$HOLON_WORK_ITEM" "ran"\n');
+    setRunner(p.home, 'rev', '{preset: command, command: ./agent.sh}');
+    const agentsMd = join(p.home, 'agents/rev/AGENTS.md');
+    writeFileSync(agentsMd, readFileSync(agentsMd, 'utf8').replace('run_timeout: "30m"', 'run_timeout: "30d"'));
+    await p.create('long allowed');
+    const once = await p.h(['watch', '--once', '--json']);
+    expect(JSON.parse(once.stdout).runs[0]).toMatchObject({ status: 'ok', exit_code: 0 });
+  });
+
+  it('a run whose end cannot be recorded is logged, not an unhandled rejection that kills the watcher', async () => {
+    const p = await project('rev');
+    // The runner replaces local/runs with a file: writing the run record at its end fails.
+    script(join(p.dir, 'agent.sh'), '#!/bin/sh\nsleep 0.3\nrm -rf "$HOLON_HOME/local/runs"\ntouch "$HOLON_HOME/local/runs"\n');
+    setRunner(p.home, 'rev', '{preset: command, command: ./agent.sh}');
+    await p.create('breaks its record');
+    const once = await p.h(['watch', '--once', '--json']);
+    expect(once.stderr).toMatch(/could not be recorded/);
+    expect(once.stderr).not.toMatch(/\n\s+at /);
+    expect(once.code).toBe(0);
   });
 
   it('kills the process group of a run that passes its timeout', async () => {

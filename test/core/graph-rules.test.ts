@@ -55,6 +55,10 @@ describe('write scope overlap', () => {
     ['src/a*', 'src/ab*', true],
     ['src/*.ts', 'src/*.md', false],
     ['./src/x', 'src/x', true],
+    // [!...] negates a class (as [^...] does): b.ts is not an "a" file, so they meet.
+    ['src/[!a]*.ts', 'src/b.ts', true],
+    ['src/[!a]*.ts', 'src/a.ts', false],
+    ['src/[^a]*.ts', 'src/b.ts', true],
   ])('%s vs %s: %s', (a, b, want) => {
     expect(globsOverlap(a, b)).toBe(want);
     expect(globsOverlap(b, a)).toBe(want);

@@ -1,3 +1,4 @@
+import { usage } from '../../core/errors.js';
 import { declaredCapabilities, readCapabilityCache, stateOf } from '../../store/capabilities.js';
 import type { Ctx } from '../context.js';
 import { actingAgent } from '../holder.js';
@@ -8,6 +9,7 @@ import { dim, green, out, printJson, red, table, yellow } from '../output.js';
  * probes (each with a timeout); the frontier reads the cached results and never probes.
  */
 export async function run(ctx: Ctx, _args: string[], opts: { refresh?: boolean; json?: boolean; timeout?: string }): Promise<void> {
+  if (opts.timeout !== undefined && !opts.refresh) throw usage('--timeout applies to the probes, which only --refresh runs', 'holon capabilities --refresh --timeout 30s');
   const home = ctx.home();
   const agent = actingAgent(ctx, '');
   const declared = declaredCapabilities(home, agent || null);

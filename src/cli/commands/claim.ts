@@ -1,5 +1,5 @@
 import { applyRelease, applyRenew, applyTransfer } from '../../core/claims.js';
-import { invalid } from '../../core/errors.js';
+import { invalid, usage } from '../../core/errors.js';
 import { parseDuration } from '../../core/time.js';
 import type { WorkDoc } from '../../core/workitem.js';
 import { claimWork } from '../../store/claims.js';
@@ -53,7 +53,7 @@ export async function runRelease(ctx: Ctx, args: string[], opts: { force?: boole
 }
 
 export async function runTransfer(ctx: Ctx, args: string[], opts: { to?: string; force?: boolean; json?: boolean }): Promise<void> {
-  if (!opts.to) throw invalid('transfer to whom?', 'holon transfer ID --to AGENT');
+  if (!opts.to) throw usage('transfer to whom?', 'holon transfer ID --to AGENT');
   const to = opts.to.replace(/^agent:/, '');
   const ref = targetItem(ctx, args[0]);
   if (!listAgents(ctx.home()).includes(to)) throw invalid(`no agent "${to}" in this home`, `use one of: ${listAgents(ctx.home()).join(', ')}`);

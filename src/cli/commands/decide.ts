@@ -1,5 +1,5 @@
 import { delegated, parseScope, SCOPE_FIX } from '../../core/decision-scope.js';
-import { invalid } from '../../core/errors.js';
+import { invalid, usage } from '../../core/errors.js';
 import { normalizeDecisionScope } from '../../core/graph-fields.js';
 import { iso } from '../../core/time.js';
 import { appendHistory } from '../../core/workitem.js';
@@ -14,7 +14,7 @@ import { targetItem } from '../work-args.js';
  * Decisions need a person. An agent run (HOLON_ACTOR=agent:NAME) may decide only scopes its AGENTS.md
  * delegates (`authority: {decide: ["kind:granularity:key"]}`); every other actor is a person.
  */
-function assertAuthority(home: Home, actor: string, scopeText: string): void {
+export function assertAuthority(home: Home, actor: string, scopeText: string, verb = 'decide'): void {
   if (!actor.startsWith('agent:')) return;
   const name = actor.slice('agent:'.length);
   const scope = parseScope(scopeText);
@@ -27,14 +27,14 @@ function assertAuthority(home: Home, actor: string, scopeText: string): void {
   }
   if ('error' in scope || !delegated(list, scope)) {
     throw invalid(
-      `${actor} may not decide ${scopeText}: decisions need operator authority`,
+      `${actor} may not ${verb} ${scopeText}: decisions need operator authority`,
       `a person runs \`holon decide\`, or delegates the scope in agents/${name}/AGENTS.md (authority: {decide: ["${scopeText}"]})`,
     );
   }
 }
 
 export async function run(ctx: Ctx, args: string[], opts: { approve?: boolean; reject?: boolean; note?: string; json?: boolean }): Promise<void> {
-  if (Boolean(opts.approve) === Boolean(opts.reject)) throw invalid('say --approve or --reject (one of them)', 'holon decide GATE --approve [--note "why"]');
+  if (Boolean(opts.approve) === Boolean(opts.reject)) throw usage('say --approve or --reject (one of them)', 'holon decide GATE --approve [--note "why"]');
   const decision = opts.approve ? 'approved' : 'rejected';
   const home = ctx.home();
   const ref = targetItem(ctx, args[0]);

@@ -7,6 +7,7 @@ import { loadAllWork } from '../../store/work-index.js';
 import { locateWork, mutateWork } from '../../store/work-store.js';
 import type { Ctx } from '../context.js';
 import { assertGraphFields, clearing } from '../graph-options.js';
+import { assertAuthority } from './decide.js';
 import { out, printJson } from '../output.js';
 import { targetItem } from '../work-args.js';
 
@@ -90,6 +91,8 @@ export async function run(ctx: Ctx, args: string[], opts: EditOptions): Promise<
     if (r === ref.id) throw invalid(`${ref.id} cannot depend on itself`, 'name another item');
     return r;
   };
+  // Dropping a needed decision is deciding it: an agent run needs the same authority as for `decide`.
+  for (const need of (opts.removeNeedsDecision as string[] | undefined) ?? []) assertAuthority(home, ctx.actor, need, 'drop the decision');
   const addsDeps = ((opts.addDependsOn as string[] | undefined) ?? []).length > 0;
   const r = await mutateWork(home, ref, ctx.nowMs, (doc) => {
     const item = applyEdits(doc.item, opts, resolveId);

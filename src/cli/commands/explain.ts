@@ -30,7 +30,8 @@ function readFullItem(file: string, id: string): WorkItem {
 export async function runExplain(ctx: Ctx, args: string[], opts: { json?: boolean }): Promise<void> {
   const ref = targetItem(ctx, args[0]);
   const home = ctx.home();
-  const agent = ctx.globals.agent ?? ctx.env.HOLON_AGENT ?? ref.agent;
+  // An agent asked for by name must exist (exit 4, as for `holon frontier`); else the item's own agent.
+  const agent = ctx.globals.agent || ctx.env.HOLON_AGENT ? ctx.agent() : ref.agent;
   const { input } = await loadFrontierInput(home, agent, { holder: holderOf(ctx, agent), nowMs: ctx.nowMs, cwd: ctx.cwd });
   // The graph cache keeps closed items short: explain reads its own item in full (and a record that
   // cannot be parsed reports what is wrong, exit 3).

@@ -1,18 +1,11 @@
-import { invalid } from '../../core/errors.js';
 import type { Frontier } from '../../core/frontier.js';
 import { iso } from '../../core/time.js';
 import { frontierFingerprint, graphFingerprint, headerFor, readCachedFrontier, reuseText, stillValid, storeFrontier } from '../../store/frontier-cache.js';
 import { listAll } from '../../store/graph-index.js';
 import type { Ctx } from '../context.js';
 import { holderOf } from '../holder.js';
+import { parseLimit } from '../limit.js';
 import { note, out } from '../output.js';
-
-function parseLimit(v: string | undefined): number | undefined {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw invalid(`--limit "${v}" is not a positive whole number`, 'e.g. --limit 20');
-  return n;
-}
 
 /** `holon frontier`: what the agent may do now, and why not the rest. Reads only (a cache under local/). */
 export async function runFrontier(ctx: Ctx, _args: string[], opts: { json?: boolean; limit?: string }): Promise<void> {

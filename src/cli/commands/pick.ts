@@ -1,4 +1,4 @@
-import { HolonError, invalid } from '../../core/errors.js';
+import { HolonError, invalid, usage } from '../../core/errors.js';
 import { computeFrontier, prepare, runnableInOrder } from '../../core/frontier.js';
 import { parseDuration } from '../../core/time.js';
 import { viewOf } from '../../core/workitem.js';
@@ -15,6 +15,8 @@ import { targetItem } from '../work-args.js';
 /** Sets the agent's focus. Focus is not running: the item may be waiting, and others keep their state. */
 export async function run(ctx: Ctx, args: string[], opts: { json?: boolean; ttl?: string }): Promise<void> {
   if (!args[0]) return pickNext(ctx, opts);
+  // With an id, pick only sets the focus: a lease length would be silently dropped.
+  if (opts.ttl !== undefined) throw usage('--ttl applies only to `holon pick` without an id (which claims)', `to lease this item: holon claim ${args[0]} --ttl ${opts.ttl}`);
   const ref = targetItem(ctx, args[0]);
   const view = viewOf(readWorkFile(ref.file, ref.id));
   const agent = ref.agent;

@@ -3,6 +3,7 @@ import type { RunRecord } from '../../core/run-record.js';
 import { resolveAgent } from '../../store/home.js';
 import { listRuns } from '../../store/runs.js';
 import type { Ctx } from '../context.js';
+import { parseLimit } from '../limit.js';
 import { out, printJson, table } from '../output.js';
 
 const tokens = (r: RunRecord) => (r.tokens ? `${r.tokens.uncached_input + r.tokens.cache_read + r.tokens.cache_write}/${r.tokens.output}` : '-');
@@ -11,8 +12,9 @@ const tokens = (r: RunRecord) => (r.tokens ? `${r.tokens.uncached_input + r.toke
 export function run(ctx: Ctx, _args: string[], opts: { work?: string; json?: boolean; limit?: string }): void {
   const home = ctx.home();
   const agent = ctx.globals.agent ? resolveAgent(home, ctx.globals.agent, {}) : undefined;
+  const limit = parseLimit(opts.limit);
   let runs = listRuns(home, { agent, work: opts.work });
-  if (opts.limit) runs = runs.slice(-Math.max(1, Number(opts.limit) || 1));
+  if (limit) runs = runs.slice(-limit);
   if (opts.json) return printJson({ runs });
   if (!runs.length) return out(`no runs yet${agent ? ` for ${agent}` : ''}${opts.work ? ` on ${opts.work}` : ''} (holon watch starts them)`);
   out(table([

@@ -5,10 +5,10 @@ import type { Ctx } from '../context.js';
 import { note, out, printJson, table, truncate } from '../output.js';
 import { workTarget } from '../work-args.js';
 
-export function runTaskRun(ctx: Ctx, args: string[], opts: { work?: string; json?: boolean }): void {
+export async function runTaskRun(ctx: Ctx, args: string[], opts: { work?: string; json?: boolean }): Promise<void> {
   if (!args.length || !args[0]) throw invalid('no command given', 'holon task run [--work ID] -- ./ci.sh --flag');
   const { agent, work_item: work } = workTarget(ctx, opts.work);
-  const t = startTask(ctx.home(), agent, work, args, ctx.cwd, ctx.nowMs);
+  const t = await startTask(ctx.home(), agent, work, args, ctx.cwd, ctx.nowMs);
   if (opts.json) return printJson(t);
   out(t.id);
   note(`started in the background: ${args.join(' ')}\nwait on it: holon wait ${work ?? 'ID'} --for task:${t.id} --reason "..."`);

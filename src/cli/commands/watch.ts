@@ -1,3 +1,4 @@
+import { usage } from '../../core/errors.js';
 import { resolveAgent } from '../../store/home.js';
 import { acquireWatcher, releaseWatcher } from '../../store/watcher-lock.js';
 import { Watcher } from '../../runtime/watch-loop.js';
@@ -9,6 +10,7 @@ const graceMs = (env: NodeJS.ProcessEnv) => (env.HOLON_WATCH_GRACE_MS ? Number(e
 
 /** `holon watch`: the loop, until SIGINT/SIGTERM (or one pass with --once). */
 export async function run(ctx: Ctx, _args: string[], opts: { listen?: string | boolean; once?: boolean; json?: boolean }): Promise<void> {
+  if (opts.json && !opts.once) throw usage('--json prints the runs of one pass: it needs --once', 'holon watch --once --json (a long-running watch logs to stderr; see `holon runs --json`)');
   const home = ctx.home();
   // Only an explicit --agent narrows the watcher (HOLON_AGENT in its environment does not).
   const agents = ctx.globals.agent ? [resolveAgent(home, ctx.globals.agent, {})] : [];

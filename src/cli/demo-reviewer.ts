@@ -53,7 +53,6 @@ export interface ReviewerDemoResult {
   seconds: number;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function runRecords(home: string): Array<Record<string, any>> {
   const dir = join(home, 'local/runs');

@@ -16,7 +16,7 @@ import { workDir } from './work-store.js';
  * the cache is small (no bodies, only live waits) so reading it is cheap at 10,000 items.
  */
 
-const VERSION = 6;
+const VERSION = 7;
 
 type Slim = Partial<WorkItem>;
 
@@ -78,20 +78,25 @@ export interface LoadedGraph {
   slims: Array<Slim | 'D' | string>;
   problems: RecordProblem[];
   /**
-   * A digest of what was loaded (per agent: the XOR of each entry's content hash), independent of the
+   * A digest of what was loaded (per agent: the sum of each entry's content hash), independent of the
    * files' bytes elsewhere: a progress note changes a file but not this, so a cached answer stays valid.
    */
   digest: Record<string, number>;
 }
 
-/** 32-bit FNV-1a of a string: a cheap content hash, computed only when a file is parsed. */
-function fnv(text: string): number {
-  let h = 0x811c9dc5;
+/**
+ * A 52-bit content hash (two 32-bit FNV-1a variants, one cut to 20 bits), computed only when a file is
+ * parsed. Entries are combined by a sum modulo 2^52: order-free, and no pair of entries cancels out.
+ */
+function contentHash(text: string): number {
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
   for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
   }
-  return h >>> 0;
+  return (a >>> 0) * 2 ** 20 + ((b >>> 0) & 0xfffff);
 }
 
 /** The item, through the fast parser for holon's own YAML when it applies, else the full record codec. */
@@ -117,9 +122,9 @@ function parseEntry(file: string, id: string, agent: string, key: string): Entry
   }
   try {
     const slim = slimOf(readItem(text, file, id), agent);
-    return [key, slim, 0, fnv(`${id}\n${JSON.stringify(slim)}`)];
+    return [key, slim, 0, contentHash(`${id}\n${JSON.stringify(slim)}`)];
   } catch (err) {
-    if (err instanceof RecordParseError) return [key, 0, err.problem, fnv(`${id}\n${JSON.stringify(err.problem)}`)];
+    if (err instanceof RecordParseError) return [key, 0, err.problem, contentHash(`${id}\n${JSON.stringify(err.problem)}`)];
     throw err;
   }
 }
@@ -239,7 +244,7 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
       dirty = true;
     }
     count++;
-    digest = (digest ^ entry[3]) >>> 0;
+    digest = (digest + entry[3]) % 2 ** 52;
     if (entry[1]) out.slims.push(entry[1], id, agent);
     else if (entry[2]) out.problems.push(entry[2]);
   }

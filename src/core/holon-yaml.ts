@@ -83,14 +83,21 @@ export function parseHolonYaml(src: string): Record<string, unknown> | null {
 }
 
 /**
- * A Markdown record's front matter through parseHolonYaml, or null when the fast path does not apply
- * (then parseMarkdownRecord reads it, and reports any problem with its line). No body or raw entries:
- * for read-only callers that need the data only.
+ * A Markdown record's front matter through parseHolonYaml, and its body, or null when the fast path
+ * does not apply (then parseMarkdownRecord reads it, and reports any problem with its line). No raw
+ * entries: for read-only callers.
  */
-export function parseHolonFrontMatter(text: string): Record<string, unknown> | null {
+export function parseHolonRecord(text: string): { data: Record<string, unknown>; body: string } | null {
   if (!text.startsWith('---\n') || text.includes('\r') || /^(<{7}|={7}|>{7})(\s|$)/m.test(text)) return null;
   const close = /\n---[ \t]*(?:\n|$)/g;
   close.lastIndex = 3;
   const m = close.exec(text);
-  return m ? parseHolonYaml(text.slice(4, m.index + 1)) : null;
+  if (!m) return null;
+  const data = parseHolonYaml(text.slice(4, m.index + 1));
+  return data ? { data, body: text.slice(m.index + m[0].length) } : null;
+}
+
+/** The front matter only (see parseHolonRecord). */
+export function parseHolonFrontMatter(text: string): Record<string, unknown> | null {
+  return parseHolonRecord(text)?.data ?? null;
 }

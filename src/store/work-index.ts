@@ -1,5 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { parseHolonRecord } from '../core/holon-yaml.js';
 import { parseMarkdownRecord, RecordParseError, type RecordProblem } from '../core/record-codec.js';
 import { summaryOf, workFromRecord, type WorkSummary } from '../core/workitem.js';
 import { writeFileAtomic } from './atomic-write.js';
@@ -73,6 +74,16 @@ function expand(c: Partial<WorkSummary>): WorkSummary {
 }
 
 export function parseWorkSummary(text: string, file: string, id: string): CacheEntry {
+  // holon's own records take the fast parser; anything else (or anything invalid) the full codec,
+  // which reports problems with their lines.
+  const fast = parseHolonRecord(text);
+  if (fast) {
+    try {
+      return { k: '', v: compact(summaryOf(workFromRecord({ data: fast.data, entries: [], body: fast.body }, file, id))) };
+    } catch (err) {
+      if (!(err instanceof RecordParseError)) throw err;
+    }
+  }
   try {
     return { k: '', v: compact(summaryOf(workFromRecord(parseMarkdownRecord(text, file), file, id))) };
   } catch (err) {

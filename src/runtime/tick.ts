@@ -64,7 +64,7 @@ export async function tick(home: Home, nowMs: number, opts: { agents?: string[] 
  * The next moment something becomes due (a timer, a recheck), or null: watch sleeps until then.
  * Queued events are due at once (0).
  */
-export function nextDueMs(home: Home, opts: { agents?: string[] } = {}): number | null {
+export function nextDueMs(home: Home, opts: { agents?: string[]; leasesAfterMs?: number } = {}): number | null {
   const agents = opts.agents ?? listAgents(home);
   const times: Array<string | null> = [];
   for (const agent of agents) {
@@ -73,6 +73,9 @@ export function nextDueMs(home: Home, opts: { agents?: string[] } = {}): number 
     for (const item of loadAgentWork(home, agent).items) {
       if (item.status === 'done') continue;
       for (const w of item.waits) if (w.status === 'active') times.push(w.recheck_at);
+      // The watcher also wakes when a lease ends: the item may become new work for another agent.
+      const end = item.claim?.expires_at;
+      if (opts.leasesAfterMs !== undefined && item.status === 'open' && end && Date.parse(end) > opts.leasesAfterMs) times.push(end);
     }
   }
   return earliest(times);

@@ -149,7 +149,7 @@ export class Watcher {
     if (this.opts.once || this.stopping) return;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    const due = nextDueMs(this.home, { agents });
+    const due = nextDueMs(this.home, { agents, leasesAfterMs: Date.now() });
     if (due === null) return;
     const overdue = due <= Date.now();
     this.stuck = overdue && !busy ? this.stuck + 1 : 0;

@@ -106,6 +106,28 @@ rmdir "$PWD/inflight"
     expect(runs.map((r: any) => r.work_item)).toEqual([lapsed]);
   });
 
+  it('wakes when another agent\'s lease ends and runs the freed item, with no change to the home', async () => {
+    const p = await project('rev');
+    expect((await p.h(['agent', 'add', 'bob'])).code).toBe(0);
+    script(join(p.dir, 'agent.sh'), '#!/bin/sh\nholon progress "$HOLON_WORK_ITEM" "ran"\n');
+    setRunner(p.home, 'rev', '{preset: command, command: ./agent.sh}');
+    const held = await p.create('leased by bob for a moment');
+    // A 3-second lease, taken before the watcher starts: the watcher must not run it while it holds.
+    expect((await p.h(['claim', held, '--ttl', '3s'], { HOLON_ACTOR: 'agent:bob' })).code).toBe(0);
+    const expires = Date.parse((await p.json(['show', held])).claim.expires_at);
+    const w = startWatch(p.dir);
+    try {
+      await w.waitFor(/watching/);
+      expect(runRecords(p.home)).toEqual([]);
+      await until(() => runRecords(p.home).some((r) => r.work_item === held && r.status !== 'running'), 20_000, 'the freed item to run');
+      const run = runRecords(p.home).find((r) => r.work_item === held);
+      expect(run.reasons).toEqual(['new_work']);
+      expect(Date.parse(run.started_at)).toBeGreaterThanOrEqual(expires - 1000);
+    } finally {
+      await w.stop();
+    }
+  });
+
   it('a gated or excluded item is not new work; once its gate is approved it is', async () => {
     const p = await project('rev');
     script(join(p.dir, 'agent.sh'), '#!/bin/sh\nholon progress "$HOLON_WORK_ITEM" "ran"\n');

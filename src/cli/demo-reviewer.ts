@@ -1,7 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { openHome } from '../store/home.js';
+import { listRuns } from '../store/runs.js';
 import { until, type DemoShell } from './demo-script.js';
 import { dim } from './output.js';
 
@@ -54,13 +56,9 @@ export interface ReviewerDemoResult {
 }
 
 
+/** The run records of the demo's home, oldest first (the store's own listing). */
 function runRecords(home: string): Array<Record<string, any>> {
-  const dir = join(home, 'local/runs');
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((f) => f.startsWith('r-') && f.endsWith('.json'))
-    .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')))
-    .sort((x, y) => x.started_at.localeCompare(y.started_at) || (x.ended_at ?? '~').localeCompare(y.ended_at ?? '~'));
+  return listRuns(openHome({ home, cwd: dirname(home), env: {} })) as unknown as Array<Record<string, any>>;
 }
 
 

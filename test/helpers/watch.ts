@@ -1,5 +1,7 @@
-import { chmodSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { openHome } from '../../dist/store/home.js';
+import { listRuns } from '../../dist/store/runs.js';
 import type { ChildProcess } from 'node:child_process';
 import { spawnHolon } from './cli.js';
 
@@ -69,13 +71,9 @@ export function script(path: string, text: string): string {
   return path;
 }
 
+/** The run records of a home, oldest first, through the store's own listing. */
 export function runRecords(home: string): any[] {
-  const dir = join(home, 'local/runs');
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((f) => f.startsWith('r-') && f.endsWith('.json'))
-    .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')))
-    .sort((a, b) => a.started_at.localeCompare(b.started_at) || (a.ended_at ?? '~').localeCompare(b.ended_at ?? '~'));
+  return listRuns(openHome({ home, cwd: dirname(home), env: {} }));
 }
 
 /** Whether a process is gone (a zombie nobody reaped counts as gone: it runs nothing). */

@@ -2,14 +2,15 @@ import { isAbsolute, relative } from 'node:path';
 import { humanDuration } from '../core/time.js';
 import type { Wait, WorkItem } from '../core/types.js';
 import { dim, table, truncate, yellow } from './output.js';
+import { isLive, waitKey } from '../core/wait-matching.js';
 
 /** One-line summary of what an item waits for: "external:ci:run/7731 (recheck in 3h)". */
 export function waitSummary(waits: Wait[], nowMs: number): string {
-  const live = waits.filter((w) => w.status === 'active' || w.status === 'triggered');
+  const live = waits.filter(isLive);
   if (!live.length) return '';
   return live
     .map((w) => {
-      const res = w.kind === 'operator' ? 'operator' : `${w.kind}:${w.resource}`;
+      const res = waitKey(w);
       if (w.status === 'triggered') return `${res} (triggered)`;
       return w.recheck_at ? `${res} (recheck in ${humanDuration(Date.parse(w.recheck_at) - nowMs)})` : res;
     })

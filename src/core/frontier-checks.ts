@@ -4,6 +4,7 @@ import type { CheckName, ReasonCode } from './frontier-codes.js';
 import { normalizeDecisionScope, parseResumeCondition } from './graph-fields.js';
 import type { WorkItem } from './types.js';
 import { scopesOverlap } from './write-scope.js';
+import { isLive, waitKey as waitName } from './wait-matching.js';
 
 /** Whether an environment capability is usable, and why not. */
 export interface CapabilityState {
@@ -106,8 +107,6 @@ const ok = (p: Prepared, check: CheckName, detail: () => string, extra?: Partial
 // One object shape for every result (no spreads): this runs 10,000 times in a process that just started.
 const fail = (check: CheckName, code: ReasonCode, detail: string, gates?: string[]): CheckResult => ({ check, pass: false, code, detail, gates, own: undefined });
 
-export const isLiveWait = (s: string) => s === 'active' || s === 'triggered';
-const waitName = (w: WorkItem['waits'][number]) => (w.kind === 'operator' ? 'operator' : `${w.kind}:${w.resource}`);
 
 function checkStatus(p: Prepared, item: WorkItem): CheckResult {
   const agent = p.input.agent;
@@ -181,7 +180,7 @@ function resumeState(p: Prepared, item: WorkItem): { met: string[]; unmet: strin
 }
 
 function checkWaits(p: Prepared, item: WorkItem): CheckResult {
-  const live = item.waits.filter((w) => isLiveWait(w.status));
+  const live = item.waits.filter(isLive);
   const triggered = live.filter((w) => w.status === 'triggered');
   if (triggered.length) return fail('waits', 'wait_triggered', `woken: ${triggered.map(waitName).join(', ')}`);
   const monitor = item.class === 'continuous_monitor';

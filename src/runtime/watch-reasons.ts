@@ -9,8 +9,9 @@ import { loadFrontierInput } from '../store/frontier-input.js';
 import { loadAgentWork } from '../store/work-index.js';
 import { newOperatorNudges } from '../store/operator-events.js';
 import type { Wake } from './tick.js';
+import { isLive } from '../core/wait-matching.js';
 
-const live = (i: WorkSummary) => i.waits.some((w) => w.status === 'active' || w.status === 'triggered');
+const live = (i: WorkSummary) => i.waits.some(isLive);
 
 /**
  * New work assigned while the agent is idle: an open advancement task nobody has run yet, with no

@@ -8,6 +8,7 @@ import { workFromRecord } from '../core/workitem.js';
 import { fileKey, writeCache } from './cache-file.js';
 import { listAgents, type Home } from './home.js';
 import { workDir } from './work-store.js';
+import { isLive } from '../core/wait-matching.js';
 
 /**
  * The work graph as the frontier needs it: every item's front matter fields without the Markdown body,
@@ -51,7 +52,7 @@ export function slimOf(item: WorkItem, agent: string): Slim | 'D' {
   if (item.status === 'done' && !item.superseded_by && item.class !== 'user_gate' && item.agent === agent) return 'D';
   for (const f of closed ? CLOSED_FIELDS : FIELDS) {
     let v: unknown = item[f];
-    if (f === 'waits') v = item.waits.filter((w) => w.status === 'active' || w.status === 'triggered').map((w) => ({ id: w.id, kind: w.kind, resource: w.resource, status: w.status, recheck_at: w.recheck_at ?? null }));
+    if (f === 'waits') v = item.waits.filter(isLive).map((w) => ({ id: w.id, kind: w.kind, resource: w.resource, status: w.status, recheck_at: w.recheck_at ?? null }));
     if (v == null || (Array.isArray(v) && v.length === 0) || (f === 'class' && v === 'advancement_task')) continue;
     out[f] = v;
   }

@@ -3,11 +3,17 @@ import type { Home } from './home.js';
 
 const watchedLocal = (home: Home) => [join(home.local, 'agent-state.json'), join(home.local, 'cache'), join(home.local, 'cache', 'capabilities.json')];
 
-/** Paths the watcher ignores: machine-local state, lock folders, temp files, editor swap files, git. */
-export function ignoredPath(home: Home, path: string): boolean {
+/**
+ * Paths the watcher ignores: machine-local state, lock folders, temp files, editor swap files, git.
+ * `alsoLocal` names more of local/ to watch (the dashboard follows run records and the watcher's pid).
+ */
+export function ignoredPath(home: Home, path: string, alsoLocal: string[] = []): boolean {
   // local/ is machine state, except what decides whether an agent may run: `holon agent start` and
   // `holon capabilities --refresh` (an item that requires a capability is new work once it is verified).
-  if (path.startsWith(home.local + sep)) return !watchedLocal(home).includes(path);
+  if (path.startsWith(home.local + sep)) {
+    if (watchedLocal(home).includes(path)) return false;
+    if (!alsoLocal.some((p) => path === p || path.startsWith(p + sep))) return true;
+  }
   const base = path.slice(path.lastIndexOf(sep) + 1);
   return (
     path.includes(`${sep}.git${sep}`) ||
@@ -27,13 +33,13 @@ export interface HomeWatcher {
 
 /**
  * Calls `onChange` when anything in the home changes (a `holon notify`, a hand edit, a `git pull`),
- * through chokidar (inotify/FSEvents, no polling). chokidar is imported here only, by `holon watch`.
+ * through chokidar (inotify/FSEvents, no polling). chokidar is imported here only, by `holon watch` and `holon dash`.
  */
-export async function watchHome(home: Home, onChange: (path: string) => void, onError: (err: Error) => void): Promise<HomeWatcher> {
+export async function watchHome(home: Home, onChange: (path: string) => void, onError: (err: Error) => void, opts: { alsoLocal?: string[] } = {}): Promise<HomeWatcher> {
   const { watch } = await import('chokidar');
   const w = watch(home.dir, {
     ignoreInitial: true,
-    ignored: (p: string) => ignoredPath(home, p),
+    ignored: (p: string) => ignoredPath(home, p, opts.alsoLocal),
     persistent: true,
   });
   w.on('all', (_event, path) => onChange(path));

@@ -7,7 +7,7 @@ import { loadAllWork } from '../../store/work-index.js';
 import { locateWork, mutateWork } from '../../store/work-store.js';
 import type { Ctx } from '../context.js';
 import { assertGraphFields, clearing } from '../graph-options.js';
-import { assertAuthority } from './decide.js';
+import { assertAuthority } from '../../ops/decide.js';
 import { out, printJson } from '../output.js';
 import { targetItem } from '../work-args.js';
 

@@ -1,10 +1,9 @@
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { invalid, HolonError } from '../../core/errors.js';
-import { checkNotify, checkPayload, MAX_PAYLOAD_BYTES } from '../../core/event-input.js';
-import type { EventMode, EventSource, HolonEvent } from '../../core/types.js';
-import { admitEvent } from '../../runtime/admission.js';
-import { enqueueEvent, type EventInput } from '../../store/events.js';
+import { checkNotify, MAX_PAYLOAD_BYTES } from '../../core/event-input.js';
+import type { HolonEvent } from '../../core/types.js';
+import { checkTell, deliverEvent, tellAgent } from '../../ops/deliver-event.js';
 import { listAdmitted, listInbox } from '../../store/event-store.js';
 import type { Ctx } from '../context.js';
 import { note, out, printJson, table, truncate } from '../output.js';
@@ -29,22 +28,6 @@ function readPayload(ctx: Ctx, value: string | undefined): string | null {
   }
 }
 
-/**
- * Queues the event and admits it at once with the tick's own admission code, so --json reports its
- * disposition. If admission cannot take the lock quickly, the event stays queued for the next tick.
- */
-async function deliver(ctx: Ctx, agent: string, input: EventInput): Promise<{ event: HolonEvent; admitted: boolean }> {
-  const home = ctx.home();
-  const queued = enqueueEvent(home, agent, input, ctx.nowMs);
-  try {
-    const r = await admitEvent(home, agent, queued.id, ctx.nowMs, { lockRetries: 10 });
-    if (r) return { event: r.event, admitted: true };
-  } catch (err) {
-    if (!(err instanceof HolonError && err.kind === 'conflict')) throw err;
-  }
-  return { event: queued, admitted: false };
-}
-
 function report(ev: HolonEvent, admitted: boolean, json?: boolean): void {
   if (json) return printJson({ ...ev, admitted });
   out(ev.id);
@@ -59,22 +42,14 @@ export async function runNotify(ctx: Ctx, args: string[], opts: { work?: string;
   const input = checkNotify({ resource: args[0] ?? '', mode: opts.mode ?? 'wake_hint', source: opts.source ?? 'external', payload });
   const { agent, work_item } = workTarget(ctx, opts.work);
   if (input.payload != null && input.mode === 'wake_hint') note('note: with --mode wake_hint the payload is kept in the event record but not shown to the agent; use --mode message to deliver it');
-  const r = await deliver(ctx, agent, { ...input, work_item, provenance: `cli:notify by ${ctx.actor}` });
+  const r = await deliverEvent(ctx.home(), agent, { ...input, work_item, provenance: `cli:notify by ${ctx.actor}` }, ctx.nowMs);
   report(r.event, r.admitted, opts.json);
 }
 
 export async function runTell(ctx: Ctx, args: string[], opts: { work?: string; json?: boolean }): Promise<void> {
-  // Only a person carries instruction authority: an agent run (HOLON_ACTOR=agent:NAME) must not forge it.
-  if (ctx.actor.startsWith('agent:')) {
-    throw invalid(`${ctx.actor} cannot send an operator message: \`holon tell\` carries a person's authority`, 'an agent enqueues its own follow-up with `holon notify RESOURCE --source agent --mode message --payload TEXT`');
-  }
-  const text = args.join(' ').trim();
-  if (!text) throw invalid('the message is empty', 'holon tell "what you want the agent to know or do"');
-  checkPayload(text);
+  checkTell(ctx.actor, args.join(' '));
   const { agent, work_item } = workTarget(ctx, opts.work);
-  const mode: EventMode = 'message';
-  const source: EventSource = 'operator';
-  const r = await deliver(ctx, agent, { source, mode, resource: 'operator', work_item, payload: text, provenance: `cli:tell by ${ctx.actor}` });
+  const r = await tellAgent({ home: ctx.home(), agent, work_item, text: args.join(' '), actor: ctx.actor, nowMs: ctx.nowMs });
   report(r.event, r.admitted, opts.json);
 }
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { lazy } from '../lazy.js';
 
-/** Watch mode: the loop, its runs, capability-URL ingress, and stopping/starting agents. */
+/** Watch mode: the loop, its runs, the dashboard, capability-URL ingress, and stopping/starting agents. */
 export function defineWatchCommands(program: Command): void {
   program
     .command('watch')
@@ -19,6 +19,14 @@ export function defineWatchCommands(program: Command): void {
     .option('--limit <n>', 'only the last n runs')
     .option('--json', 'print as JSON')
     .action(lazy(() => import('../commands/runs.js')));
+
+  program
+    .command('dash')
+    .description('a live terminal view of every agent: state, frontier, waits, timers, the live run, events; keys to decide gates, tell, reopen')
+    .option('--once', 'print one frame as plain text and exit (also when stdout is not a terminal)')
+    .option('--json', 'print the view model (what the frame shows) as JSON and exit')
+    .addHelpText('after', '\nShow only one agent with the global --agent NAME. Keys are listed on the help line; see docs/dash.md.')
+    .action(lazy(() => import('../commands/dash.js')));
 
   const ingress = program.command('ingress').description("manage the agent's capability URL for HTTP ingress (POST /hooks/<token>)");
   ingress

@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
     pool: 'forks',
     // Two cores: the CLI tests spawn real processes, so keep parallelism modest.
     maxWorkers: 2,

@@ -1,5 +1,5 @@
 import { useApp, useInput, useStdout } from 'ink';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { HomeSnapshot } from '../ops/home-snapshot.js';
 import { Frame } from './Frame.js';
 import { actionFor, type Mode } from './keymap.js';
@@ -53,7 +53,13 @@ export function App({ initial, load, subscribe, actions, clock, agent = null }: 
   const act = (p: Promise<string>) =>
     p.then((t) => setMessage({ text: t, error: false }), (err: Error) => setMessage({ text: `refused: ${err.message}${(err as { hint?: string }).hint ? ` (${(err as { hint?: string }).hint})` : ''}`, error: true }));
 
+  // ink calls the handler registered by the last effect, which may predate the frame a quick typist
+  // reacts to: the handler reads the state of the latest render from here.
+  const latest = useRef({ view, mode, pending, text });
+  latest.current = { view, mode, pending, text };
+
   useInput((input, key) => {
+    const { view, mode, pending, text } = latest.current;
     if (mode === 'tell' && !key.escape && !(key.ctrl && input === 'c')) {
       if (key.return) {
         const msg = text;
@@ -72,7 +78,8 @@ export function App({ initial, load, subscribe, actions, clock, agent = null }: 
         return exit();
       case 'item-up':
       case 'item-down':
-        return setSel((s) => ({ ...s, agent: view.agent, item: moveItem(view, a === 'item-up' ? -1 : 1) }));
+        // From the selection as updated so far: key repeats faster than frames still move one step each.
+        return setSel((s) => ({ agent: view.agent, item: moveItem(view, a === 'item-up' ? -1 : 1, s.agent === view.agent && s.item && view.order.includes(s.item) ? s.item : view.selected?.id ?? null) }));
       case 'agent-next':
       case 'agent-prev':
         return setSel({ agent: moveAgent(view, a === 'agent-next' ? 1 : -1), item: null });

@@ -272,10 +272,10 @@ export function buildView(snap: HomeSnapshot, sel: Selection, nowMs: number, opt
   };
 }
 
-/** The selection after moving `delta` items (clamped), by id so it survives a refresh. */
-export function moveItem(view: DashView, delta: number): string | null {
+/** The selection after moving `delta` items from `from` (default: the selected one), clamped; by id so it survives a refresh. */
+export function moveItem(view: DashView, delta: number, from: string | null = view.selected?.id ?? null): string | null {
   if (!view.order.length) return null;
-  const at = view.selected ? view.order.indexOf(view.selected.id) : -1;
+  const at = from ? view.order.indexOf(from) : -1;
   const next = Math.min(view.order.length - 1, Math.max(0, at + delta));
   return view.order[next];
 }

@@ -140,6 +140,7 @@ export function App({ initial, load, subscribe, actions, clock, agent = null }: 
       error={shown?.error}
       width={size.columns}
       rows={size.rows}
+      height={size.rows}
     />
   );
 }

@@ -22,10 +22,12 @@ export interface FrameProps {
   error?: boolean;
   width?: number;
   rows?: number;
+  /** Fill exactly this many lines (the live screen), clipping the body and keeping the key line at the bottom. */
+  height?: number;
 }
 
 /** One screen of the dashboard from plain data: the live app and the plain frame both draw this. */
-export function Frame({ view, mode, record, prompt = null, text = null, message = null, error = false, width, rows = 40 }: FrameProps) {
+export function Frame({ view, mode, record, prompt = null, text = null, message = null, error = false, width, rows = 40, height }: FrameProps) {
   const body =
     mode === 'record' && record ? (
       <RecordPane title={record.title} lines={record.lines} scroll={record.scroll} rows={Math.max(3, rows - 6)} />
@@ -40,11 +42,13 @@ export function Frame({ view, mode, record, prompt = null, text = null, message 
       </>
     );
   return (
-    <Box flexDirection="column" width={width}>
-      <Header view={view} />
-      <AgentsPane agents={view.agents} />
-      {body}
-      <Box flexDirection="column" marginTop={1}>
+    <Box flexDirection="column" width={width} height={height}>
+      <Box flexDirection="column" flexGrow={1} flexShrink={1} overflow="hidden">
+        <Header view={view} />
+        <AgentsPane agents={view.agents} />
+        {body}
+      </Box>
+      <Box flexDirection="column" flexShrink={0} marginTop={1}>
         <PromptLine prompt={prompt} text={text} message={message} error={error} />
         <HelpLine mode={mode} />
       </Box>

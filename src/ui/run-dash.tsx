@@ -85,11 +85,18 @@ export async function runDash(o: DashOptions): Promise<void> {
     const w = await watchHome(o.home, onChange, onError, { alsoLocal: [join(o.home.local, 'runs'), join(o.home.local, 'watch.pid')] });
     return () => w.close();
   };
+  // The alternate screen, as full-screen programs do: quitting gives the terminal back as it was. Every
+  // frame fills the screen, so ink redraws it whole and a resize (which reflows text) leaves no debris.
+  o.stdout.write('\x1b[?1049h');
   const app = render(
     <ThemeContext.Provider value={{ color: o.color }}>
       <App initial={snap} load={load} subscribe={subscribe} actions={actionsFor(o, clock)} clock={clock} agent={first} />
     </ThemeContext.Provider>,
     { stdout: o.stdout, stdin: o.stdin, exitOnCtrlC: false },
   );
-  await app.waitUntilExit();
+  try {
+    await app.waitUntilExit();
+  } finally {
+    o.stdout.write('\x1b[?1049l');
+  }
 }

@@ -1,0 +1,88 @@
+import { execFile, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BIN, project } from '../helpers/cli.js';
+
+// The whole program in a real terminal: tmux runs `holon dash`, the test reads the screen with
+// capture-pane, changes the home from other processes, types keys and resizes the window.
+const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
+if (!HAS_TMUX) console.warn('dash-tmux: skipped, tmux is not installed (apt-get install -y tmux)');
+
+const socket = `holon-dash-test-${process.pid}`;
+const tmux = (...args: string[]) =>
+  new Promise<string>((res, rej) => execFile('tmux', ['-L', socket, ...args], { encoding: 'utf8' }, (err, out, errOut) => (err ? rej(new Error(`tmux ${args.join(' ')}: ${errOut}`)) : res(out))));
+const screen = () => tmux('capture-pane', '-p', '-t', 'dash');
+
+/** Waits for the condition itself, up to a generous bound (the machine is shared). */
+async function until<T>(what: string, fn: () => Promise<T | false | null | undefined> | T | false | null | undefined, ms = 45_000): Promise<T> {
+  const end = Date.now() + ms;
+  let last = '';
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; screen:\n${last}`);
+    last = await screen().catch(() => '(no screen)');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+const shows = (text: string) => until(`the screen to show "${text}"`, async () => (await screen()).includes(text));
+
+afterEach(async () => {
+  await tmux('kill-server').catch(() => {});
+});
+
+describe.skipIf(!HAS_TMUX)('holon dash in a real terminal (tmux)', () => {
+  it('follows changes made elsewhere, approves a gate with keys and a confirmation, survives a resize, quits with q', async () => {
+    const p = await project('reviewer');
+    const gate = await p.create('Approve the export API change', ['--class', 'user_gate', '--decision-scope', 'api_change:project:export']);
+    await p.create('Change the export API', ['--needs-decision', 'api_change:project:export']);
+    const ci = await p.create('Wait for CI on 8e1d0c4');
+    expect((await p.h(['wait', ci, '--for', 'external:ci:run/7731', '--reason', 'CI on 8e1d0c4'])).code).toBe(0);
+
+    const rc = join(p.dir, 'dash.rc');
+    const cmd = `env -u NO_COLOR TERM=xterm-256color ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} dash; echo $? > ${JSON.stringify(rc)}`;
+    await tmux('new-session', '-d', '-s', 'dash', '-x', '120', '-y', '50', '-c', p.dir, cmd);
+    await shows('needs decision 1');
+    await shows(`${ci} external:ci:run/7731  recheck in`);
+
+    // Another process adds an item and wakes the wait: the screen follows without a key.
+    expect((await p.h(['new', 'Added from another terminal'])).code).toBe(0);
+    await shows('Added from another terminal');
+    expect((await p.h(['notify', 'external:ci:run/7731'])).code).toBe(0);
+    await shows('resume candidates 1');
+    await shows('woken by external');
+
+    // Select the gate, approve, confirm: recorded as the operator through `holon decide`'s code.
+    await until(`the gate ${gate} selected`, async () => {
+      const s = await screen();
+      if (s.includes(`▸  ${gate}`)) return true;
+      await tmux('send-keys', '-t', 'dash', s.indexOf('▸ ', s.indexOf('frontier of')) < s.indexOf(gate) ? 'Down' : 'Up');
+      await new Promise((r) => setTimeout(r, 200));
+      return false;
+    });
+    await tmux('send-keys', '-t', 'dash', 'a');
+    await shows(`approve ${gate} as the operator? y/n`);
+    expect(readFileSync(p.workFile(gate), 'utf8')).not.toContain('decision: "approved"');
+    await tmux('send-keys', '-t', 'dash', 'y');
+    await until('the gate record to be approved', () => {
+      const text = readFileSync(p.workFile(gate), 'utf8');
+      return text.includes('decision: "approved"') && text.includes('decided_by: "operator"') && text.includes('status: "done"');
+    });
+    await shows(`${gate} approved api_change:project:export by operator`);
+    await shows('needs decision 0');
+
+    // Narrow the window: lines are cut at the new width, never wrapped.
+    await tmux('resize-window', '-t', 'dash', '-x', '50', '-y', '30');
+    await until('a frame drawn at 50 columns', async () => {
+      const s = await screen();
+      const lines = s.split('\n');
+      // One frame only: no wrapped remains of the wide one above or below it.
+      return lines[0].startsWith('holon dash') && lines[0].endsWith('…') && lines.every((l) => [...l].length <= 50) && s.split('holon dash').length === 2;
+    });
+
+    await tmux('send-keys', '-t', 'dash', 'q');
+    await until('dash to exit', () => existsSync(rc) && readFileSync(rc, 'utf8').trim() !== '');
+    expect(readFileSync(rc, 'utf8').trim()).toBe('0');
+  }, 300_000);
+});

@@ -46,9 +46,18 @@ export function App({ initial, load, subscribe, actions, clock, agent = null }: 
   // An open record follows its file: re-read whenever the home changed.
   useEffect(() => {
     if (!record) return;
-    const r = actions.record(record.id, record.agent);
+    const r = readRecord(record.id, record.agent);
     setRecord((cur) => (cur && cur.id === record.id ? { ...cur, title: r.title, lines: r.text.split('\n') } : cur));
   }, [snap]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  // An item may be gone by the time its record is read (moved, renamed by hand): say so in the pane.
+  const readRecord = (id: string, agent: string) => {
+    try {
+      return actions.record(id, agent);
+    } catch (err) {
+      return { title: id, text: `(cannot read the record of ${id}: ${(err as Error).message})` };
+    }
+  };
 
   const act = (p: Promise<string>) =>
     p.then((t) => setMessage({ text: t, error: false }), (err: Error) => setMessage({ text: `refused: ${err.message}${(err as { hint?: string }).hint ? ` (${(err as { hint?: string }).hint})` : ''}`, error: true }));
@@ -85,7 +94,7 @@ export function App({ initial, load, subscribe, actions, clock, agent = null }: 
         return setSel({ agent: moveAgent(view, a === 'agent-next' ? 1 : -1), item: null });
       case 'open-record': {
         if (!item || !view.agent) return setMessage({ text: 'no item selected', error: true });
-        const r = actions.record(item.id, view.agent);
+        const r = readRecord(item.id, view.agent);
         setRecord({ id: item.id, agent: view.agent, title: r.title, lines: r.text.split('\n'), scroll: 0 });
         return setMode('record');
       }

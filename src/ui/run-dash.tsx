@@ -94,9 +94,13 @@ export async function runDash(o: DashOptions): Promise<void> {
     </ThemeContext.Provider>,
     { stdout: o.stdout, stdin: o.stdin, exitOnCtrlC: false },
   );
+  // A terminal closed or a kill: leave the alternate screen all the same.
+  const stop = () => app.unmount();
+  process.once('SIGTERM', stop).once('SIGHUP', stop);
   try {
     await app.waitUntilExit();
   } finally {
+    process.off('SIGTERM', stop).off('SIGHUP', stop);
     o.stdout.write('\x1b[?1049l');
   }
 }

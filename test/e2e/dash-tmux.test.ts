@@ -41,7 +41,8 @@ describe.skipIf(!HAS_TMUX)('holon dash in a real terminal (tmux)', () => {
     expect((await p.h(['wait', ci, '--for', 'external:ci:run/7731', '--reason', 'CI on 8e1d0c4'])).code).toBe(0);
 
     const rc = join(p.dir, 'dash.rc');
-    const cmd = `env -u NO_COLOR TERM=xterm-256color ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} dash; echo $? > ${JSON.stringify(rc)}`;
+    // A clean environment: no HOLON_* of the developer's, colours allowed, a common terminal type.
+    const cmd = `env -i PATH=${JSON.stringify(process.env.PATH ?? '/usr/bin:/bin')} HOME=${JSON.stringify(p.dir)} TERM=xterm-256color ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} dash; echo $? > ${JSON.stringify(rc)}`;
     await tmux('new-session', '-d', '-s', 'dash', '-x', '120', '-y', '50', '-c', p.dir, cmd);
     await shows('needs decision 1');
     await shows(`${ci} external:ci:run/7731  recheck in`);

@@ -2,6 +2,7 @@ import { useApp, useInput, useStdout } from 'ink';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { HomeSnapshot } from '../ops/home-snapshot.js';
 import { Frame } from './Frame.js';
+import { oneLine, stripEscapes } from './sanitize.js';
 import { actionFor, type Mode } from './keymap.js';
 import { useHomeSnapshot, type Subscribe } from './use-home-snapshot.js';
 import { useNow } from './use-now.js';
@@ -53,7 +54,8 @@ export function App({ initial, load, subscribe, actions, clock, agent = null }: 
   // An item may be gone by the time its record is read (moved, renamed by hand): say so in the pane.
   const readRecord = (id: string, agent: string) => {
     try {
-      return actions.record(id, agent);
+      const r = actions.record(id, agent);
+      return { title: oneLine(r.title), text: stripEscapes(r.text) };
     } catch (err) {
       return { title: id, text: `(cannot read the record of ${id}: ${(err as Error).message})` };
     }

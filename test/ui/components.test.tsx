@@ -98,7 +98,7 @@ describe('App (keys)', () => {
       decide: async (id, d) => (calls.push(`decide ${id} ${d}`), `${id} ${d}`),
       tell: async (a, w, t) => (calls.push(`tell ${a} ${w} ${t}`), `told ${a}`),
       reopen: async (id) => (calls.push(`reopen ${id}`), `${id} reopened`),
-      record: (id) => ({ title: `${id}  file`, text: `---\nid: "${id}"\n---\n\n## Objective\n\nrecord of ${id}` }),
+      record: (id) => ({ title: `${id}  file`, text: `---\nid: "${id}"\n---\n\n## Objective\n\nrecord of ${id}\x1b]0;pwned\x07 \x1b[2Jend` }),
     };
     const app = render(plain(
       <App initial={snap} load={async () => current} subscribe={async (onChange) => ((fire = onChange), async () => {})} actions={actions} clock={() => NOW} />,
@@ -149,7 +149,7 @@ describe('App (keys)', () => {
 
   it('opens the record, follows the log, switches agents, and redraws on a home change', async () => {
     const { press, change, subscribed } = setup();
-    await press('\r', 'record of w-r');
+    await press('\r', 'record of w-r end');
     await press('\x1b', 'frontier of main');
     await press('f', 'following run r-1');
     await press('f', 'frontier of main');

@@ -44,9 +44,12 @@ export function Frame({ view, mode, record, prompt = null, text = null, message 
   return (
     <Box flexDirection="column" width={width} height={height}>
       <Box flexDirection="column" flexGrow={1} flexShrink={1} overflow="hidden">
-        <Header view={view} />
-        <AgentsPane agents={view.agents} />
-        {body}
+        {/* Its natural height, cut at the bottom by the box above: squeezed lines would overlap. */}
+        <Box flexDirection="column" flexShrink={0}>
+          <Header view={view} />
+          <AgentsPane agents={view.agents} />
+          {body}
+        </Box>
       </Box>
       <Box flexDirection="column" flexShrink={0} marginTop={1}>
         <PromptLine prompt={prompt} text={text} message={message} error={error} />

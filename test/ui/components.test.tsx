@@ -74,6 +74,15 @@ describe('Frame', () => {
     expect(narrow).toContain('…');
   });
 
+  it('with a height it fills exactly that many lines: the body cut at the bottom, the key line kept', () => {
+    const lines = render(plain(<Frame view={buildView(home(), { agent: null, item: null }, NOW)} mode="main" width={100} rows={12} height={12} />)).lastFrame()!.split('\n');
+    expect(lines).toHaveLength(12);
+    expect(lines[0]).toMatch(/^holon dash/);
+    expect(lines[4]).toMatch(/^frontier of main/);
+    expect(lines[5]).toBe('runnable');
+    expect(lines[11]).toMatch(/^↑↓ item/);
+  });
+
   it('the record pane shows the file from the scroll position', () => {
     const lines = Array.from({ length: 50 }, (_, i) => `line ${i + 1}`);
     const f = render(plain(<Frame view={buildView(home(), { agent: null, item: null }, NOW)} mode="record" record={{ title: 'w-r  /h/w-r.md', lines, scroll: 10 }} rows={20} />)).lastFrame()!;

@@ -1,0 +1,11 @@
+import type { Command } from 'commander';
+import { lazy } from '../lazy.js';
+
+/** Commands that connect interactive agent sessions (Claude Code, Codex) to holon. */
+export function defineAgentCommands(program: Command): void {
+  program
+    .command('prime')
+    .description('what an agent session starts with: role, focus with its resume context or a short frontier, the loop (for SessionStart hooks; exit 0 even outside a home)')
+    .option('--json', 'print as JSON')
+    .action(lazy(() => import('../commands/prime.js')));
+}

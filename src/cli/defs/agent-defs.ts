@@ -14,4 +14,19 @@ export function defineAgentCommands(program: Command): void {
     .command('stop')
     .description("Claude Code's Stop hook: reads its JSON on stdin; blocks the end of a turn while the focus is open with no active wait, no blocker and no delivery; always exits 0")
     .action(lazy(() => import('../commands/hook.js'), 'runStop'));
+
+  const setup = program.command('setup').description('connect an agent CLI to holon in this project: hooks, instructions, MCP server');
+  for (const [tool, what] of [
+    ['claude', '.claude/settings.json hooks (SessionStart and PreCompact run `holon prime`, Stop runs `holon hook stop`), a managed section in CLAUDE.md, the MCP server in .mcp.json'],
+    ['codex', '.codex/hooks.json hooks (SessionStart and PreCompact run `holon prime`, Stop runs `holon hook stop`), a managed section in AGENTS.md, the MCP server in .codex/config.toml'],
+  ] as const) {
+    setup
+      .command(tool)
+      .description(`merge (never clobber) ${what}; running it twice changes nothing`)
+      .option('--dry-run', 'print the plan of changes and write nothing')
+      .option('--remove', 'take out exactly what holon setup adds, keeping everything else')
+      .option('--bin <command>', 'the command that runs holon in hooks and the MCP server (e.g. "npx holon")', 'holon')
+      .option('--json', 'print the plan as JSON')
+      .action(lazy(() => import('../commands/setup.js'), tool === 'claude' ? 'runClaude' : 'runCodex'));
+  }
 }

@@ -29,4 +29,9 @@ export function defineAgentCommands(program: Command): void {
       .option('--json', 'print the plan as JSON')
       .action(lazy(() => import('../commands/setup.js'), tool === 'claude' ? 'runClaude' : 'runCodex'));
   }
+
+  program
+    .command('mcp')
+    .description('serve the loop as MCP tools over stdio (prime, frontier, pick, show, resume, new, progress, evidence, on_return, wait, settle_wait, complete, defer, block, claim, release), acting as the agent (--agent, $HOLON_AGENT) with agent authority')
+    .action(lazy(() => import('../commands/mcp.js')));
 }

@@ -43,7 +43,7 @@ export function stopDecision(s: StopInput): StopVerdict {
     reason: [
       `holon: your focus ${i.id} ("${i.title}") is open with no active wait, no blocker and no delivery: if this turn ends now, the work is left in limbo. Before you stop, take one honest exit for ${i.id}:`,
       ...exits.map((e, n) => `${n + 1}. ${e}`),
-      `(If the work goes on later on its own terms: holon defer ${i.id} --until ISO --reason "why".)`,
+      `(If the work goes on later on its own terms: holon defer ${i.id} --until ISO --reason "why". With the holon MCP server, its wait, block, complete and defer tools do the same.)`,
     ].join('\n'),
   };
 }

@@ -21,7 +21,7 @@ export function errorResult(err: unknown): ToolResult {
  * The MCP server: the loop's operations as tools, acting as one agent with agent authority
  * (HOLON_ACTOR agent:NAME), never as the operator. A context per call, so each call has its own clock.
  */
-export function buildServer(agent: { globals: { home?: string; agent?: string }; env: NodeJS.ProcessEnv; cwd: string }): McpServer {
+export function buildServer(agent: { globals: { home?: string; agent?: string }; env: NodeJS.ProcessEnv; cwd: string }, inFlight = new Set<Promise<unknown>>()): McpServer {
   const server = new McpServer({ name: 'holon', version: VERSION }, { instructions: 'holon keeps your work alive across turns. Call prime first. Before ending a turn, settle your focus: wait, block (with a recovery path) or complete (with evidence).' });
   const ctxFor = (): OpsCtx => {
     const ctx = makeOpsCtx(agent.globals, agent.env, agent.cwd);
@@ -29,21 +29,27 @@ export function buildServer(agent: { globals: { home?: string; agent?: string };
     return { ...ctx, actor: `agent:${name}`, agent: () => name };
   };
   for (const t of TOOLS) {
-    server.registerTool(t.name, { description: t.description, inputSchema: t.input, annotations: { readOnlyHint: Boolean(t.readOnly) } }, async (args: unknown): Promise<ToolResult> => {
+    const call = async (args: unknown): Promise<ToolResult> => {
       try {
         const out = await t.run(ctxFor(), args ?? {});
         return { content: [{ type: 'text', text: out instanceof Rendered ? out.text : JSON.stringify(out, null, 2) }] };
       } catch (err) {
         return errorResult(err);
       }
+    };
+    server.registerTool(t.name, { description: t.description, inputSchema: t.input, annotations: { readOnlyHint: Boolean(t.readOnly) } }, (args: unknown) => {
+      const p = call(args);
+      inFlight.add(p);
+      return p.finally(() => inFlight.delete(p));
     });
   }
   return server;
 }
 
-/** Serves until the client closes stdin. */
+/** Serves until the client closes stdin; calls already running finish and are answered first. */
 export async function serveStdio(agent: Parameters<typeof buildServer>[0]): Promise<void> {
-  const server = buildServer(agent);
+  const inFlight = new Set<Promise<unknown>>();
+  const server = buildServer(agent, inFlight);
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
@@ -51,5 +57,8 @@ export async function serveStdio(agent: Parameters<typeof buildServer>[0]): Prom
   });
   await server.connect(transport);
   await closed;
+  while (inFlight.size) await Promise.allSettled([...inFlight]);
+  // The answer is written once the call's promise settles: let that turn of the loop run.
+  await new Promise((r) => setImmediate(r));
   await server.close().catch(() => undefined);
 }

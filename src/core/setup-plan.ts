@@ -23,6 +23,8 @@ export interface SetupOptions {
   bin: string;
   /** When given, the hooks and the server act as this agent. */
   agent: string | null;
+  /** Which CLI's hooks (default claude). */
+  tool?: Tool;
   /** Claude Code only: approve holon's .mcp.json server in settings.json. */
   approveMcp?: boolean;
 }
@@ -52,12 +54,12 @@ export function instructions(tool: Tool): string {
   ].join('\n');
 }
 
-function commandsFor(o: SetupOptions): { prime: string; stop: string; mcp: { command: string; args: string[] } } {
+function commandsFor(o: SetupOptions): { prime: string; primeJson: string; stop: string; mcp: { command: string; args: string[] } } {
   const words = o.bin.trim().split(/\s+/).filter(Boolean);
   if (!words.length) throw invalid('--bin is empty', 'give the command that runs holon, e.g. --bin holon or --bin "npx holon"');
   const agentArgs = o.agent ? ['--agent', o.agent] : [];
   const line = (...a: string[]) => [...words, ...agentArgs, ...a].join(' ');
-  return { prime: line('prime'), stop: line('hook', 'stop'), mcp: { command: words[0], args: [...words.slice(1), ...agentArgs, 'mcp'] } };
+  return { prime: line('prime'), primeJson: line('prime', '--hook-json'), stop: line('hook', 'stop'), mcp: { command: words[0], args: [...words.slice(1), ...agentArgs, 'mcp'] } };
 }
 
 type Json = Record<string, any>;
@@ -74,9 +76,14 @@ function parseJson(text: string | null, file: string): Json {
   return v as Json;
 }
 
-/** The hooks each tool gets: session start and compaction prime the agent; Stop holds back limbo. */
+/**
+ * The hooks each tool gets: session start (and, for Claude, compaction) primes the agent; Stop holds
+ * back limbo. Codex 0.171 validates SessionStart output as JSON (so prime speaks its
+ * hookSpecificOutput.additionalContext) and its PreCompact output has no field for context.
+ */
 function hookSpec(o: SetupOptions): Array<[string, string]> {
   const c = commandsFor(o);
+  if (o.tool === 'codex') return [['SessionStart', c.primeJson], ['Stop', c.stop]];
   return [['SessionStart', c.prime], ['PreCompact', c.prime], ['Stop', c.stop]];
 }
 
@@ -211,7 +218,7 @@ export const FILES: Record<Tool, Record<'hooks' | 'mcp' | 'instructions', string
 export function planSetup(tool: Tool, current: Record<string, string | null>, o: SetupOptions): FileChange[] {
   const f = FILES[tool];
   return [
-    planHooks(f.hooks, current[f.hooks] ?? null, { ...o, approveMcp: tool === 'claude' }),
+    planHooks(f.hooks, current[f.hooks] ?? null, { ...o, tool, approveMcp: tool === 'claude' }),
     tool === 'claude' ? planMcpJson(f.mcp, current[f.mcp] ?? null, o) : planCodexToml(f.mcp, current[f.mcp] ?? null, o),
     planBlock(f.instructions, current[f.instructions] ?? null, instructions(tool), BEGIN, END, o, "holon's managed section (the loop)"),
   ];

@@ -35,6 +35,11 @@ describe('holon prime', () => {
     expect(r.stdout).toContain('holon complete ID');
     const j = await p.json(['prime'], NOW);
     expect(j).toMatchObject({ home: true, agent: 'main', focus: null });
+    const hook = await p.h(['prime', '--hook-json'], NOW);
+    expect(hook.code).toBe(0);
+    const out = JSON.parse(hook.stdout);
+    expect(out.hookSpecificOutput.hookEventName).toBe('SessionStart');
+    expect(out.hookSpecificOutput.additionalContext).toBe(r.stdout);
     expect(j.frontier.counts.total).toBe(0);
   });
 

@@ -72,7 +72,11 @@ describe('holon setup', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('trust the project');
     expect(readFileSync(join(p.dir, '.codex/config.toml'), 'utf8')).toMatch(/^model = "o3"\n\n# holon:begin[^\n]*\n\[mcp_servers\.holon\]\ncommand = "holon"\nargs = \["mcp"\]\n# holon:end\n$/);
-    expect(JSON.parse(readFileSync(join(p.dir, '.codex/hooks.json'), 'utf8')).hooks.Stop[0].hooks[0].command).toBe('holon hook stop');
+    const codexHooks = JSON.parse(readFileSync(join(p.dir, '.codex/hooks.json'), 'utf8')).hooks;
+    expect(codexHooks.Stop[0].hooks[0].command).toBe('holon hook stop');
+    expect(codexHooks.SessionStart[0].hooks[0].command).toBe('holon prime --hook-json');
+    // Codex's PreCompact output has no field for context: no prime there.
+    expect(codexHooks.PreCompact).toBeUndefined();
     expect(readFileSync(join(p.dir, 'AGENTS.md'), 'utf8')).toContain('holon:begin');
     expect((await p.json(['setup', 'codex'])).changed).toBe(false);
     expect((await p.h(['setup', 'codex', '--remove'])).code).toBe(0);

@@ -7,6 +7,7 @@ export function defineAgentCommands(program: Command): void {
     .command('prime')
     .description('what an agent session starts with: role, focus with its resume context or a short frontier, the loop (for SessionStart hooks; exit 0 even outside a home)')
     .option('--json', 'print as JSON')
+    .option('--hook-json', "print the text as a SessionStart hook's JSON (hookSpecificOutput.additionalContext), as Codex wants it")
     .action(lazy(() => import('../commands/prime.js')));
 
   const hook = program.command('hook').description('hooks that agent CLIs run');
@@ -18,7 +19,7 @@ export function defineAgentCommands(program: Command): void {
   const setup = program.command('setup').description('connect an agent CLI to holon in this project: hooks, instructions, MCP server');
   for (const [tool, what] of [
     ['claude', '.claude/settings.json hooks (SessionStart and PreCompact run `holon prime`, Stop runs `holon hook stop`), a managed section in CLAUDE.md, the MCP server in .mcp.json'],
-    ['codex', '.codex/hooks.json hooks (SessionStart and PreCompact run `holon prime`, Stop runs `holon hook stop`), a managed section in AGENTS.md, the MCP server in .codex/config.toml'],
+    ['codex', '.codex/hooks.json hooks (SessionStart runs `holon prime --hook-json`, Stop runs `holon hook stop`), a managed section in AGENTS.md, the MCP server in .codex/config.toml'],
   ] as const) {
     setup
       .command(tool)

@@ -1,18 +1,9 @@
-import { applyRelease, applyRenew, applyTransfer } from '../../core/claims.js';
-import { invalid, usage } from '../../core/errors.js';
-import { parseDuration } from '../../core/time.js';
+import { usage } from '../../core/errors.js';
 import type { WorkDoc } from '../../core/workitem.js';
-import { claimWork } from '../../store/claims.js';
-import { listAgents } from '../../store/home.js';
-import { mutateWork } from '../../store/work-store.js';
+import { claim, release, renew, transfer } from '../../ops/claim.js';
 import type { Ctx } from '../context.js';
-import { actingAgent, holderOf } from '../holder.js';
 import { out, printJson } from '../output.js';
 import { targetItem } from '../work-args.js';
-
-function ttlOf(ttl: string | undefined): { ttl: string | null; ttlMs: number | null } {
-  return ttl ? { ttl, ttlMs: parseDuration(ttl, '--ttl') } : { ttl: null, ttlMs: null };
-}
 
 function report(doc: WorkDoc, what: string, json?: boolean, extra: Record<string, unknown> = {}): void {
   const c = doc.item.claim;
@@ -20,44 +11,26 @@ function report(doc: WorkDoc, what: string, json?: boolean, extra: Record<string
   out(`${doc.item.id}  ${what}${c ? ` ${c.holder}${c.expires_at ? ` until ${c.expires_at}` : ''} (version ${c.version}, epoch ${c.epoch})` : ''}`);
 }
 
-/** Only a person (not an agent run) may force a release or transfer of someone else's claim. */
-function force(ctx: Ctx, wanted?: boolean): boolean {
-  if (wanted && ctx.actor.startsWith('agent:')) throw invalid('--force needs operator authority; an agent run may not take another holder\'s claim', 'ask the holder, or a person, to release it');
-  return Boolean(wanted);
-}
-
 export async function runClaim(ctx: Ctx, args: string[], opts: { ttl?: string; expectedVersion?: string; key?: string; json?: boolean }): Promise<void> {
   const ref = targetItem(ctx, args[0]);
-  let expectedVersion: number | null = null;
-  if (opts.expectedVersion !== undefined) {
-    expectedVersion = Number(opts.expectedVersion);
-    if (!Number.isInteger(expectedVersion) || expectedVersion < 0) throw invalid(`--expected-version "${opts.expectedVersion}" is not a whole number`, 'pass the claim.version you read, e.g. --expected-version 3 (0 when unclaimed)');
-  }
-  const { doc, outcome } = await claimWork(ctx.home(), ref, { holder: holderOf(ctx, actingAgent(ctx, ref.agent)), nowMs: ctx.nowMs, ...ttlOf(opts.ttl), expectedVersion, key: opts.key ?? null });
+  const { doc, outcome } = await claim(ctx, ref, opts);
   report(doc, outcome === 'unchanged' ? 'already claimed by' : outcome === 'extended' ? 'lease extended:' : 'claimed by', opts.json, { outcome });
 }
 
 export async function runRenew(ctx: Ctx, args: string[], opts: { ttl?: string; json?: boolean }): Promise<void> {
-  const ref = targetItem(ctx, args[0]);
-  const { ttl, ttlMs } = ttlOf(opts.ttl);
-  const r = await mutateWork(ctx.home(), ref, ctx.nowMs, (doc) => ({ ...doc, item: applyRenew(doc.item, holderOf(ctx, actingAgent(ctx, ref.agent)), ctx.nowMs, ttl, ttlMs) }));
+  const r = await renew(ctx, targetItem(ctx, args[0]), opts);
   report(r.doc, 'renewed:', opts.json);
 }
 
 export async function runRelease(ctx: Ctx, args: string[], opts: { force?: boolean; json?: boolean }): Promise<void> {
   const ref = targetItem(ctx, args[0]);
-  const f = force(ctx, opts.force);
-  const r = await mutateWork(ctx.home(), ref, ctx.nowMs, (doc) => ({ ...doc, item: applyRelease(doc.item, holderOf(ctx, actingAgent(ctx, ref.agent)), ctx.nowMs, f) }));
+  const r = await release(ctx, ref, opts);
   if (opts.json) return printJson({ id: ref.id, claim: r.doc.item.claim, released: true, revision: r.doc.item.revision });
   out(`${ref.id}  released (was held by ${r.doc.item.claim?.holder})`);
 }
 
 export async function runTransfer(ctx: Ctx, args: string[], opts: { to?: string; force?: boolean; json?: boolean }): Promise<void> {
   if (!opts.to) throw usage('transfer to whom?', 'holon transfer ID --to AGENT');
-  const to = opts.to.replace(/^agent:/, '');
-  const ref = targetItem(ctx, args[0]);
-  if (!listAgents(ctx.home()).includes(to)) throw invalid(`no agent "${to}" in this home`, `use one of: ${listAgents(ctx.home()).join(', ')}`);
-  const f = force(ctx, opts.force);
-  const r = await mutateWork(ctx.home(), ref, ctx.nowMs, (doc) => ({ ...doc, item: applyTransfer(doc.item, holderOf(ctx, actingAgent(ctx, ref.agent)), to, ctx.nowMs, f) }));
+  const r = await transfer(ctx, targetItem(ctx, args[0]), { to: opts.to, force: opts.force });
   report(r.doc, 'transferred to', opts.json);
 }

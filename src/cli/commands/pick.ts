@@ -1,13 +1,6 @@
-import { HolonError, invalid, usage } from '../../core/errors.js';
-import { computeFrontier, prepare, runnableInOrder } from '../../core/frontier.js';
-import { parseDuration } from '../../core/time.js';
-import { viewOf } from '../../core/workitem.js';
-import { claimWork } from '../../store/claims.js';
-import { writeFocus } from '../../store/focus.js';
-import { loadFrontierInput } from '../../store/frontier-input.js';
-import { readWorkFile, workFile } from '../../store/work-store.js';
+import { usage } from '../../core/errors.js';
+import { pick, pickNext as pickNextOp } from '../../ops/pick.js';
 import type { Ctx } from '../context.js';
-import { holderOf } from '../holder.js';
 import { note, out, printJson } from '../output.js';
 import { waitSummary } from '../render.js';
 import { targetItem } from '../work-args.js';
@@ -18,9 +11,7 @@ export async function run(ctx: Ctx, args: string[], opts: { json?: boolean; ttl?
   // With an id, pick only sets the focus: a lease length would be silently dropped.
   if (opts.ttl !== undefined) throw usage('--ttl applies only to `holon pick` without an id (which claims)', `to lease this item: holon claim ${args[0]} --ttl ${opts.ttl}`);
   const ref = targetItem(ctx, args[0]);
-  const view = viewOf(readWorkFile(ref.file, ref.id));
-  const agent = ref.agent;
-  const focus = await writeFocus(ctx.home(), agent, ref.id, ctx.nowMs);
+  const { agent, focus, item: view } = await pick(ctx, ref);
   if (opts.json) return printJson({ agent, focus: focus.work_item, since: focus.since, item: view });
   out(`${ref.id}  ${view.title}`);
   const waiting = waitSummary(view.waits, ctx.nowMs);
@@ -28,48 +19,10 @@ export async function run(ctx: Ctx, args: string[], opts: { json?: boolean; ttl?
   if (waiting) note(`note: it waits for ${waiting}; focus does not clear waits`);
 }
 
-/**
- * `holon pick` with no id: the top runnable item of the frontier, claimed in one step. When another
- * process wins the claim race, the next runnable item is tried.
- */
+/** `holon pick` with no id: the top runnable item of the frontier, claimed in one step. */
 async function pickNext(ctx: Ctx, opts: { json?: boolean; ttl?: string }): Promise<void> {
-  const home = ctx.home();
-  const agent = ctx.agent();
-  const holder = holderOf(ctx, agent);
-  const ttlMs = opts.ttl ? parseDuration(opts.ttl, '--ttl') : null;
-  const { input } = await loadFrontierInput(home, agent, { holder, nowMs: ctx.nowMs, cwd: ctx.cwd });
-  const runnable = runnableInOrder(prepare(input));
-  const lost: string[] = [];
-  for (const v of runnable) {
-    const ref = { agent: v.item.agent || agent, id: v.item.id, file: workFile(home, v.item.agent || agent, v.item.id) };
-    let claimed;
-    try {
-      claimed = await claimWork(home, ref, { holder, nowMs: ctx.nowMs, ttl: opts.ttl ?? null, ttlMs });
-    } catch (err) {
-      if (err instanceof HolonError && (err.kind === 'conflict' || err.kind === 'invalid' || err.kind === 'notFound')) {
-        lost.push(`${v.item.id}: ${err.message}`);
-        continue;
-      }
-      throw err;
-    }
-    const focus = await writeFocus(home, agent, ref.id, ctx.nowMs);
-    const view = viewOf(claimed.doc);
-    if (opts.json) return printJson({ agent, focus: focus.work_item, since: focus.since, claim: view.claim, item: view, skipped: lost });
-    out(`${ref.id}  ${view.title}`);
-    note(`claimed by ${holder}${view.claim?.expires_at ? ` until ${view.claim.expires_at}` : ''}; now the focus of ${agent}`);
-    return;
-  }
-  const f = computeFrontier(input);
-  const c = f.counts;
-  const lines: string[] = [];
-  if (f.needs_decision.length) {
-    lines.push('a person must decide:');
-    for (const d of f.needs_decision) lines.push(`  ${d.id} ${d.scope ?? ''} "${d.title}"${d.blocks.length ? ` (blocks ${d.blocks.join(', ')})` : ''}: holon decide ${d.id} --approve|--reject`);
-  }
-  if (lost.length) lines.push(`lost the claim race on: ${lost.join('; ')}`);
-  lines.push('see `holon frontier` for why each item is not runnable');
-  throw invalid(
-    `nothing is runnable for ${agent} (needs_decision ${c.needs_decision}, needs_action ${c.needs_action}, waiting ${c.waiting}, resume_candidates ${c.resume_candidates}, not_runnable ${c.not_runnable})`,
-    lines.join('\n'),
-  );
+  const { agent, holder, focus, item: view, skipped: lost } = await pickNextOp(ctx, opts);
+  if (opts.json) return printJson({ agent, focus: focus.work_item, since: focus.since, claim: view.claim, item: view, skipped: lost });
+  out(`${view.id}  ${view.title}`);
+  note(`claimed by ${holder}${view.claim?.expires_at ? ` until ${view.claim.expires_at}` : ''}; now the focus of ${agent}`);
 }

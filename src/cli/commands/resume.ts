@@ -1,12 +1,12 @@
 import { renderResume } from '../../core/resume.js';
-import { resumeContextFor } from '../../store/resume-context.js';
+import { resume } from '../../ops/resume.js';
 import type { Ctx } from '../context.js';
 import { printJson } from '../output.js';
 import { targetItem } from '../work-args.js';
 
 /** Builds the resume context of an item (also the prompt watch mode gives a runner). */
 export function resumeContext(ctx: Ctx, id: string | undefined) {
-  return resumeContextFor(ctx.home(), targetItem(ctx, id), ctx.nowMs);
+  return resume(ctx, targetItem(ctx, id));
 }
 
 export function run(ctx: Ctx, args: string[], opts: { json?: boolean }): void {

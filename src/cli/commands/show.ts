@@ -1,6 +1,4 @@
-import { viewOf } from '../../core/workitem.js';
-import { readFocus } from '../../store/focus.js';
-import { readWorkFile } from '../../store/work-store.js';
+import { show } from '../../ops/show.js';
 import type { Ctx } from '../context.js';
 import { bold, dim, out, printJson } from '../output.js';
 import { relPath } from '../render.js';
@@ -9,9 +7,7 @@ import { targetItem } from '../work-args.js';
 /** Reads one item; never changes it (reading is not acting). */
 export function run(ctx: Ctx, args: string[], opts: { json?: boolean }): void {
   const ref = targetItem(ctx, args[0]);
-  const doc = readWorkFile(ref.file, ref.id);
-  const view = viewOf(doc);
-  const focus = readFocus(ctx.home(), ref.agent).work_item === ref.id;
+  const { doc, item: view, focus } = show(ctx, ref);
   if (opts.json) return printJson({ ...view, focus, file: ref.file });
   const i = view;
   out(`${bold(i.id)}  ${i.title}`);

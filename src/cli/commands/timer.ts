@@ -1,50 +1,22 @@
 import { invalid } from '../../core/errors.js';
-import { ceilSecond, nextSlot, type Timer } from '../../core/schedule.js';
-import { humanDuration, iso, parseDuration, parseIso } from '../../core/time.js';
-import { createTimer, listTimers, locateTimer, newTimerId } from '../../store/timers.js';
-import { cancelTimer, checkSchedule } from '../../runtime/timers.js';
+import type { Timer } from '../../core/schedule.js';
+import { createTimerFor as createTimerOp, timerView } from '../../ops/timers.js';
+import { humanDuration } from '../../core/time.js';
+import { listTimers, locateTimer } from '../../store/timers.js';
+import { cancelTimer } from '../../runtime/timers.js';
 import { listAgents } from '../../store/home.js';
 import type { Ctx } from '../context.js';
 import { note, out, printJson, table } from '../output.js';
 import { workTarget } from '../work-args.js';
 import { readWorkFile, workFile } from '../../store/work-store.js';
 
-/** A timer as --json shows it. */
-export function timerView(t: Timer) {
-  return { ...t };
-}
+export { timerView };
 
-/** Creates a timer for `agent` from --in/--at/--every/--until; shared by `timer add` and `wait --for timer`. */
-export async function createTimerFor(ctx: Ctx, agent: string, o: { in?: string; at?: string; every?: string; until?: string; work?: string | null; summary?: string }): Promise<Timer> {
-  if (Boolean(o.in) === Boolean(o.at)) throw invalid('give exactly one of --in DURATION or --at ISO', 'e.g. --in 2h, or --at 2026-11-30T17:00:00Z');
-  const firstMs = ceilSecond(o.in ? ctx.nowMs + parseDuration(o.in, '--in') : parseIso(o.at!, '--at'));
-  const untilMs = o.until ? parseIso(o.until, '--until') : null;
-  checkSchedule(firstMs, o.every, o.until, untilMs);
-  const dueMs = nextSlot(firstMs, o.every ? parseDuration(o.every, '--every') : null, ctx.nowMs);
-  if (dueMs !== firstMs) {
-    // The slots before the timer existed were never missed: the series starts at its next slot on the grid.
-    if (untilMs != null && dueMs > untilMs) throw invalid(`--until ${o.until} is past: this series has no slot left`, 'pick a later --until, or a later --at');
-    note(`note: --at ${o.at} is already past; the first fire is the next slot on its grid, ${iso(dueMs)}`);
-  } else if (o.at && dueMs < ctx.nowMs) note(`note: --at ${o.at} is already past; the timer fires on the next tick`);
-  const t: Timer = {
-    id: newTimerId(),
-    agent,
-    work_item: o.work ?? null,
-    summary: o.summary?.trim() || null,
-    status: 'active',
-    created_at: iso(ctx.nowMs),
-    first_due_at: iso(firstMs),
-    every: o.every ?? null,
-    until: untilMs == null ? null : iso(untilMs),
-    next_due_at: iso(dueMs),
-    last_fired_at: null,
-    last_slot_at: null,
-    fire_count: 0,
-    missed_count: 0,
-    cancelled_at: null,
-    revision: 1,
-  };
-  await createTimer(ctx.home(), t);
+/** Creates a timer for `agent` from --in/--at/--every/--until; its notes (a past --at) go to stderr. */
+export async function createTimerFor(ctx: Ctx, agent: string, o: Parameters<typeof createTimerOp>[2]): Promise<Timer> {
+  const notes: string[] = [];
+  const t = await createTimerOp(ctx, agent, o, notes);
+  for (const n of notes) note(n);
   return t;
 }
 

@@ -1,0 +1,46 @@
+import { applyRelease, applyRenew, applyTransfer } from '../core/claims.js';
+import { invalid } from '../core/errors.js';
+import { parseDuration } from '../core/time.js';
+import type { WorkDoc } from '../core/workitem.js';
+import { claimWork } from '../store/claims.js';
+import { listAgents } from '../store/home.js';
+import { mutateWork, type WorkRef } from '../store/work-store.js';
+import type { OpsCtx } from './context.js';
+import { actingAgent, holderOf } from './holder.js';
+
+function ttlOf(ttl: string | undefined): { ttl: string | null; ttlMs: number | null } {
+  return ttl ? { ttl, ttlMs: parseDuration(ttl, '--ttl') } : { ttl: null, ttlMs: null };
+}
+
+/** Only a person (not an agent run) may force a release or transfer of someone else's claim. */
+function force(ctx: OpsCtx, wanted?: boolean): boolean {
+  if (wanted && ctx.actor.startsWith('agent:')) throw invalid('--force needs operator authority; an agent run may not take another holder\'s claim', 'ask the holder, or a person, to release it');
+  return Boolean(wanted);
+}
+
+/** Claims atomically (a lease with a TTL); `expectedVersion` is a compare-and-swap, `key` makes a retry a no-op. */
+export async function claim(ctx: OpsCtx, ref: WorkRef, opts: { ttl?: string; expectedVersion?: string | number; key?: string }): Promise<{ doc: WorkDoc; outcome: string }> {
+  let expectedVersion: number | null = null;
+  if (opts.expectedVersion !== undefined) {
+    expectedVersion = Number(opts.expectedVersion);
+    if (!Number.isInteger(expectedVersion) || expectedVersion < 0) throw invalid(`--expected-version "${opts.expectedVersion}" is not a whole number`, 'pass the claim.version you read, e.g. --expected-version 3 (0 when unclaimed)');
+  }
+  return claimWork(ctx.home(), ref, { holder: holderOf(ctx, actingAgent(ctx, ref.agent)), nowMs: ctx.nowMs, ...ttlOf(opts.ttl), expectedVersion, key: opts.key ?? null });
+}
+
+export async function renew(ctx: OpsCtx, ref: WorkRef, opts: { ttl?: string }): Promise<{ doc: WorkDoc }> {
+  const { ttl, ttlMs } = ttlOf(opts.ttl);
+  return mutateWork(ctx.home(), ref, ctx.nowMs, (doc) => ({ ...doc, item: applyRenew(doc.item, holderOf(ctx, actingAgent(ctx, ref.agent)), ctx.nowMs, ttl, ttlMs) }));
+}
+
+export async function release(ctx: OpsCtx, ref: WorkRef, opts: { force?: boolean }): Promise<{ doc: WorkDoc }> {
+  const f = force(ctx, opts.force);
+  return mutateWork(ctx.home(), ref, ctx.nowMs, (doc) => ({ ...doc, item: applyRelease(doc.item, holderOf(ctx, actingAgent(ctx, ref.agent)), ctx.nowMs, f) }));
+}
+
+export async function transfer(ctx: OpsCtx, ref: WorkRef, opts: { to: string; force?: boolean }): Promise<{ doc: WorkDoc }> {
+  const to = opts.to.replace(/^agent:/, '');
+  if (!listAgents(ctx.home()).includes(to)) throw invalid(`no agent "${to}" in this home`, `use one of: ${listAgents(ctx.home()).join(', ')}`);
+  const f = force(ctx, opts.force);
+  return mutateWork(ctx.home(), ref, ctx.nowMs, (doc) => ({ ...doc, item: applyTransfer(doc.item, holderOf(ctx, actingAgent(ctx, ref.agent)), to, ctx.nowMs, f) }));
+}

@@ -1,0 +1,11 @@
+import { viewOf, type WorkDoc, type WorkView } from '../core/workitem.js';
+import { readFocus } from '../store/focus.js';
+import { readWorkFile, type WorkRef } from '../store/work-store.js';
+import type { OpsCtx } from './context.js';
+
+/** Reads one item; never changes it (reading is not acting). */
+export function show(ctx: OpsCtx, ref: WorkRef): { doc: WorkDoc; item: WorkView; focus: boolean; file: string } {
+  const doc = readWorkFile(ref.file, ref.id);
+  const focus = readFocus(ctx.home(), ref.agent).work_item === ref.id;
+  return { doc, item: viewOf(doc), focus, file: ref.file };
+}

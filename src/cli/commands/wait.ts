@@ -44,8 +44,8 @@ function locateWait(ctx: Ctx, waitId: string, id: string | undefined): WorkRef {
 }
 
 /** A timer's fire and a task's result go to their own agent's inbox: a wait of another agent's item would never wake. */
-function refuseOtherAgent(kind: 'task' | 'timer', id: string, owner: string, ref: WorkRef, fix: string): void {
-  if (owner !== ref.agent) throw invalid(`${kind} ${id} belongs to agent "${owner}", but ${ref.id} is agent "${ref.agent}"'s: its ${kind === 'task' ? 'result' : 'fire'} would never wake this wait`, fix);
+function refuseOtherAgent(kind: 'task' | 'timer' | 'thread', id: string, owner: string, ref: WorkRef, fix: string): void {
+  if (owner !== ref.agent) throw invalid(`${kind} ${id} belongs to agent "${owner}", but ${ref.id} is agent "${ref.agent}"'s: its ${kind === 'timer' ? 'fire' : 'result'} would never wake this wait`, fix);
 }
 
 /** A fallback deadline before the timer is due would always expire the wait before its wake could come. */
@@ -57,6 +57,22 @@ function refuseEarlyRecheck(recheckMs: number | null, dueMs: number, given: stri
 
 function taskResult(t: TaskRecord) {
   return { task: t.id, status: t.status, exit_code: t.exit_code, signal: t.signal, ended_at: t.ended_at, output_tail: t.output_tail };
+}
+
+/**
+ * `--for thread:th-...` (the thread's running command) or `thread:c-...` (one command): the result
+ * when it is already there, else the command the wait will be woken by. Loaded only for thread waits.
+ */
+async function threadWaitTarget(home: ReturnType<Ctx['home']>, resource: string, ref: WorkRef) {
+  const { locateCommand, locateThread, readCommand, readThread } = await import('../../store/threads.js');
+  const loc = resource.startsWith('c-') ? locateCommand(home, resource) : { ...locateThread(home, resource, ref.agent), command: null as string | null };
+  const t = readThread(home, loc.agent, loc.id);
+  const commandId = loc.command ?? t.active_command ?? t.last_command;
+  if (!commandId) throw invalid(`thread ${t.id} has had no command yet: there is nothing to wait for`, `send one first: holon thread send ${t.id} --objective "..."`);
+  const c = readCommand(home, loc.agent, t.id, commandId);
+  if (c.status !== 'running') return { result: { thread: t.id, command: c.id, seq: c.seq, status: c.status, result: c.result, result_errors: c.result_errors } };
+  refuseOtherAgent('thread', t.id, loc.agent, ref, `create the thread as agent ${ref.agent}: holon --agent ${ref.agent} thread create --role ...`);
+  return { agent: loc.agent, thread: t.id, command: c.id };
 }
 
 export async function run(ctx: Ctx, args: string[], opts: WaitOpts): Promise<void> {
@@ -76,7 +92,7 @@ export async function run(ctx: Ctx, args: string[], opts: WaitOpts): Promise<voi
     if (opts.json) return printJson({ work_item: ref.id, wait, changed });
     return out(`${waitId} ${wait.status}${changed ? '' : ' (unchanged)'}`);
   }
-  if (!opts.for) throw invalid('what does the item wait for?', 'pass --for external:RESOURCE, task:HANDLE, timer:ID (or timer --in 2h) or operator');
+  if (!opts.for) throw invalid('what does the item wait for?', 'pass --for external:RESOURCE, task:HANDLE, timer:ID (or timer --in 2h), thread:ID or operator');
   const target = parseWaitFor(opts.for);
   if (!opts.reason?.trim()) throw invalid('--reason is empty', 'say why the item waits, e.g. --reason "CI run on the fix commit"');
   if ((opts.in || opts.at) && target.kind !== 'timer') throw invalid('--in/--at only go with --for timer', 'for a fallback deadline use --recheck');
@@ -91,7 +107,18 @@ export async function run(ctx: Ctx, args: string[], opts: WaitOpts): Promise<voi
   let dueMs: number | null = null;
   let timer = null;
   let createdTimer = false;
-  if (target.kind === 'task') {
+  let threadCommand: { agent: string; thread: string; command: string } | null = null;
+  if (target.kind === 'thread') {
+    const found = await threadWaitTarget(home, target.resource, ref);
+    if (found.result) {
+      if (opts.json) return printJson({ registered: false, work_item: ref.id, result: found.result });
+      out(`${found.result.command} already ${found.result.status}: ${found.result.result?.status ?? '-'} (nothing registered)`);
+      if (found.result.result) out(found.result.result.summary);
+      return;
+    }
+    target.resource = found.thread!;
+    threadCommand = { agent: found.agent!, thread: found.thread!, command: found.command! };
+  } else if (target.kind === 'task') {
     target.resource = locateTask(home, target.resource);
     const t = readTask(home, target.resource);
     if (t.status !== 'running') {
@@ -149,6 +176,13 @@ export async function run(ctx: Ctx, args: string[], opts: WaitOpts): Promise<voi
     // The task may have ended between the check and the registration: settle at once from its event.
     const t = readTask(home, target.resource);
     const ev = t.status !== 'running' && t.event ? readAdmitted(home, t.agent, t.event) : null;
+    if (ev) ({ doc } = await mutateWork(home, ref, ctx.nowMs, (d) => triggerWait(d, wait.id, ev, nowIso)));
+  }
+  if (threadCommand) {
+    // The command may have ended between the check and the registration: settle at once from its event.
+    const { readCommand } = await import('../../store/threads.js');
+    const c = readCommand(home, threadCommand.agent, threadCommand.thread, threadCommand.command);
+    const ev = c.status !== 'running' && c.event ? readAdmitted(home, threadCommand.agent, c.event) : null;
     if (ev) ({ doc } = await mutateWork(home, ref, ctx.nowMs, (d) => triggerWait(d, wait.id, ev, nowIso)));
   }
   const saved = doc.item.waits.find((w) => w.id === wait.id)!;

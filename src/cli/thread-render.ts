@@ -32,7 +32,7 @@ export function renderThread(v: ReturnType<typeof threadView>): string {
     `role: ${v.role}`,
     `policy: runner ${p.runner}${p.command ? ` (${p.command})` : ''}${p.model ? ` · model ${p.model}` : ''} · tools ${p.tools.length ? p.tools.join(', ') : 'default'} · scope ${p.scope.length ? p.scope.join(', ') : 'any'} · context ${p.context_policy}`,
     `session ${v.session}${v.session_id ? ` (${v.session_id})` : ''} · ${v.commands.length} command(s) · ${v.compactions} compaction(s)${v.closed_at ? ` · closed ${v.closed_at}${v.close_reason ? ` (${v.close_reason})` : ''}` : ''}`,
-    `tokens: ${tokens(v.tokens.total)}`,
+    `tokens: ${v.commands.some((c) => c.usage) || v.checkpoint?.usage ? tokens(v.tokens.total) : 'not reported'}`,
   ];
   if (v.checkpoint) L.push(`checkpoint ${v.checkpoint.id} (by the ${v.checkpoint.written_by}, ${v.checkpoint.created_at}):`, ...v.checkpoint.text.split('\n').map((l) => `  ${l}`));
   if (v.commands.length) {

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { project } from '../helpers/cli.js';
-import { until } from '../helpers/watch.js';
+import { runRecords, script, setRunner, startWatch, until } from '../helpers/watch.js';
 
 /**
  * Work threads driven by a `command` runner: a child script that logs every request it gets on stdin
@@ -252,5 +252,28 @@ describe('the parent is woken, not polling', () => {
     const late = await p.json(['wait', item, '--for', `thread:${sent.command.id}`, '--reason', 'again']);
     expect(late).toMatchObject({ registered: false, result: { command: sent.command.id, status: 'finished', result: { status: 'completed' } } });
     expect((await p.h(['wait', item, '--for', 'thread:nope', '--reason', 'x'])).code).toBe(3);
+  });
+
+  it('holon watch resumes the parked parent with the command\'s result in its prompt', async () => {
+    const p = await threadProject({ slow: { hold: true } });
+    script(join(p.dir, 'parent.sh'), '#!/bin/sh\ncat > "$PWD/parent-prompt.txt"\nholon progress "$HOLON_WORK_ITEM" "read the thread result"\n');
+    setRunner(p.home, 'main', '{preset: command, command: ./parent.sh}');
+    const item = (await p.h(['new', 'Integrate the grid change'])).stdout.trim();
+    const id = await p.create();
+    await p.json(['thread', 'send', id, '--objective', 'slow']);
+    await p.json(['wait', item, '--for', `thread:${id}`, '--reason', 'grid thread reports']);
+    const w = startWatch(p.dir);
+    try {
+      await w.waitFor(/watching /);
+      writeFileSync(join(p.dir, 'release'), '');
+      await until(() => runRecords(p.home).some((r) => r.status === 'ok'), 30_000, 'the parent run');
+    } finally {
+      await w.stop();
+    }
+    const [run] = runRecords(p.home);
+    expect(run).toMatchObject({ work_item: item, reason: 'wait_triggered' });
+    const prompt = readFileSync(join(p.dir, 'parent-prompt.txt'), 'utf8');
+    expect(prompt).toContain(`thread ${id} command 1`);
+    expect(prompt).toContain('summary: done: slow');
   });
 });

@@ -92,6 +92,8 @@ export interface CommandRecord extends WorkCommand {
   status: 'running' | 'finished' | 'interrupted';
   sent_at: string;
   sent_by: string;
+  /** The machine that runs it: only that machine's tick may judge it interrupted. */
+  host: string | null;
   ended_at: string | null;
   result: CommandResult | null;
   /** Why the answer was not accepted as is (schema problems, runner errors); empty when it was. */

@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { invalid } from '../core/errors.js';
 import { iso } from '../core/time.js';
@@ -13,7 +15,7 @@ import { eventExists, occurrenceEventId } from '../store/event-store.js';
 import { changedBetween, gitSnapshot } from '../store/git-changes.js';
 import type { Home } from '../store/home.js';
 import {
-  commandLog, listCheckpoints, listCommands, mutateThread, newCommandId, readCheckpointText, readCommand, readRuntime, readThread,
+  commandLog, listCheckpoints, listCommands, threadFile, mutateThread, newCommandId, readCheckpointText, readCommand, readRuntime, readThread,
   workdirOf, writeCheckpoint, writeCommand, writeRuntime,
 } from '../store/threads.js';
 import { runChild } from './thread-runners.js';
@@ -37,7 +39,7 @@ export async function registerCommand(home: Home, agent: string, threadId: strin
     assertCanSend(t);
     const id = newCommandId();
     const c: CommandRecord = {
-      ...cmd, id, thread: t.id, seq: t.commands + 1, session: t.session, status: 'running', sent_at: iso(nowMs), sent_by: by,
+      ...cmd, id, thread: t.id, seq: t.commands + 1, session: t.session, status: 'running', sent_at: iso(nowMs), sent_by: by, host: hostname(),
       ended_at: null, result: null, result_errors: [], raw_output: null, usage: null, cost_usd: null, exit_code: null, session_id: null,
       resumed_session: t.session_id, scope_check: null, event: commandEventId(id),
     };
@@ -153,6 +155,14 @@ export function enqueueCommandEvent(home: Home, agent: string, c: CommandRecord,
   return true;
 }
 
+const mtimeMs = (file: string) => {
+  try {
+    return statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
+};
+
 function alive(pid: number | null | undefined): boolean {
   if (!pid) return false;
   try {
@@ -176,7 +186,18 @@ export async function reportInterruptedCommands(home: Home, threads: ThreadRecor
   for (const t of threads) {
     if (t.state !== 'running' || !t.active_command) continue;
     const rt = readRuntime(home, t.active_command);
-    const gone = rt ? !alive(rt.supervisor_pid) : Date.now() - Date.parse(t.updated_at) > SUPERVISOR_GRACE_MS;
+    if (!rt) {
+      // Another machine's command (the home is shared through git) is that machine's to judge.
+      let host: string | null = null;
+      try {
+        host = readCommand(home, t.agent, t.id, t.active_command).host;
+      } catch {
+        host = null;
+      }
+      if (host && host !== hostname()) continue;
+    }
+    // Real time, not the command's clock: HOLON_NOW must not make a just-sent command look interrupted.
+    const gone = rt ? !alive(rt.supervisor_pid) : Date.now() - mtimeMs(threadFile(home, t.agent, t.id)) > SUPERVISOR_GRACE_MS;
     if (!gone) continue;
     if (rt?.child_pid && alive(rt.child_pid)) {
       try {

@@ -206,6 +206,13 @@ describe('thread lifecycle with a command runner', () => {
     expect((await p.inspect(id)).commands).toHaveLength(1);
     expect((await p.json(['thread', 'list'])).threads).toEqual([]);
     expect((await p.json(['thread', 'list', '--all'])).threads.map((x: any) => x.id)).toEqual([id]);
+    // `holon check` reads thread records too: a merge left half done is named with its file and line.
+    expect((await p.h(['check'])).code).toBe(0);
+    const cmdFile = join(p.home, 'agents/main/threads', id, 'commands', readdirSync(join(p.home, 'agents/main/threads', id, 'commands'))[0]);
+    writeFileSync(cmdFile, readFileSync(cmdFile, 'utf8') + '<<<<<<< HEAD\nx: 1\n=======\nx: 2\n>>>>>>> other\n');
+    const check = await p.h(['check']);
+    expect(check.code).toBe(3);
+    expect(check.stdout + check.stderr).toMatch(/commands\/c-[0-9a-z]+\.yaml:\d+: git conflict marker/);
   });
 
   it('a restart while a command ran marks it interrupted, without running it again', async () => {

@@ -18,7 +18,7 @@ const thread = (over: Partial<ThreadRecord> = {}): ThreadRecord => ({
 
 const command = (seq: number, over: Partial<CommandRecord> = {}): CommandRecord => ({
   id: `c-${seq}`, thread: 'th-aaaaaaaa', seq, session: 1, status: 'finished', objective: `step ${seq}`, scope: [], constraints: [], context_refs: [],
-  expected_result: null, sent_at: '', sent_by: 'operator', ended_at: '', result: { status: 'completed', summary: `did ${seq}`, files_changed: ['a.ts'], ready_for_next: true },
+  expected_result: null, sent_at: '', sent_by: 'operator', host: null, ended_at: '', result: { status: 'completed', summary: `did ${seq}`, files_changed: ['a.ts'], ready_for_next: true },
   result_errors: [], raw_output: null, usage: null, cost_usd: null, exit_code: 0, session_id: null, resumed_session: null, scope_check: null, event: null, ...over,
 });
 

@@ -46,7 +46,7 @@ export interface ThreadRecord {
   session: number;
   /** The latest checkpoint's id (ck-N), or null. */
   checkpoint: string | null;
-  commands: number;
+  command_count: number;
   last_command: string | null;
   updated_at: string;
   closed_at: string | null;

@@ -68,7 +68,11 @@ export async function runChild(home: Home, t: ThreadRecord, req: ChildRequest, s
   const timeoutMs = parseDuration(home.config.watch.run_timeout, 'watch.run_timeout in holon.yaml');
   const proc = startProcess(inv, { cwd: workdirOf(home, t), env, timeoutMs, logFile });
   onStart?.(proc.pid);
-  const o = await proc.done;
+  // Stopped (Ctrl-C on `send --wait`, SIGTERM to the supervisor): the child goes too, and the command
+  // is recorded as failed by that signal instead of staying `running` with a child nobody watches.
+  const stop = () => proc.kill('SIGTERM');
+  process.once('SIGINT', stop).once('SIGTERM', stop);
+  const o = await proc.done.finally(() => process.off('SIGINT', stop).off('SIGTERM', stop));
   const base = { usage: null as TokenUse | null, cost_usd: null as number | null, session_id: null as string | null, exit_code: o.exit_code };
   if (o.spawn_error) return { ...base, value: undefined, raw: o.stdout, error: `could not start ${inv.file}: ${o.spawn_error}` };
   if (o.timed_out) return { ...base, value: undefined, raw: o.stdout, error: `the child ran longer than watch.run_timeout (${home.config.watch.run_timeout}) and was stopped` };

@@ -39,12 +39,12 @@ export async function registerCommand(home: Home, agent: string, threadId: strin
     assertCanSend(t);
     const id = newCommandId();
     const c: CommandRecord = {
-      ...cmd, id, thread: t.id, seq: t.commands + 1, session: t.session, status: 'running', sent_at: iso(nowMs), sent_by: by, host: hostname(),
+      ...cmd, id, thread: t.id, seq: t.command_count + 1, session: t.session, status: 'running', sent_at: iso(nowMs), sent_by: by, host: hostname(),
       ended_at: null, result: null, result_errors: [], raw_output: null, usage: null, cost_usd: null, exit_code: null, session_id: null,
       resumed_session: t.session_id, scope_check: null, event: commandEventId(id),
     };
     writeCommand(home, agent, c);
-    const next: ThreadRecord = { ...t, state: 'running', active_command: c.id, commands: c.seq, last_command: c.id, updated_at: iso(nowMs) };
+    const next: ThreadRecord = { ...t, state: 'running', active_command: c.id, command_count: c.seq, last_command: c.id, updated_at: iso(nowMs) };
     return { next, result: { thread: next, command: c } };
   });
 }

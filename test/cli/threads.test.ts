@@ -131,6 +131,7 @@ describe('thread lifecycle with a command runner', () => {
     const p = await threadProject({
       prose: { raw: 'I looked around and everything is fine.' },
       wrong: { answer: { status: 'done', summary: '', ready_for_next: 'yes', extra: 1 } },
+      stuck: { answer: { status: 'blocked', summary: 'cannot pick the field names', blocker: 'which names: a/b/c or x/y/z?', ready_for_next: false } },
     });
     const id = await p.create();
     const r = await p.h(['thread', 'send', id, '--objective', 'prose', '--wait', '--json']);
@@ -144,6 +145,11 @@ describe('thread lifecycle with a command runner', () => {
     expect(w.result_errors).toEqual(expect.arrayContaining([expect.stringContaining('"done" is not one of'), expect.stringContaining('$.summary: must not be empty'), expect.stringContaining('$.ready_for_next: expected boolean'), expect.stringContaining('unknown field "extra"')]));
     expect(JSON.parse(w.raw_output)).toMatchObject({ status: 'done' });
     // A failed result leaves the thread usable.
+    expect((await p.inspect(id)).state).toBe('idle');
+    // A blocked result blocks the thread until the parent sends the next command.
+    await p.send(id, 'stuck');
+    expect(await p.inspect(id)).toMatchObject({ state: 'blocked', last_result: { result: { status: 'blocked', blocker: 'which names: a/b/c or x/y/z?' } } });
+    await p.send(id, 'use a/b/c');
     expect((await p.inspect(id)).state).toBe('idle');
   });
 

@@ -12,7 +12,7 @@ const thread = (over: Partial<ThreadRecord> = {}): ThreadRecord => ({
   id: 'th-aaaaaaaa', agent: 'main', role: 'grid specialist',
   policy: { runner: 'command', command: 'x', model: null, tools: [], scope: ['src/grid/**'], context_policy: 'full' },
   work_item: null, workdir: '.', created_at: '2026-12-01T00:00:00Z', created_by: 'operator', state: 'idle', active_command: null,
-  session_id: null, session: 1, checkpoint: null, commands: 0, last_command: null, updated_at: '2026-12-01T00:00:00Z', closed_at: null, close_reason: null,
+  session_id: null, session: 1, checkpoint: null, command_count: 0, last_command: null, updated_at: '2026-12-01T00:00:00Z', closed_at: null, close_reason: null,
   ...over,
 });
 

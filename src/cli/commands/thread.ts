@@ -39,7 +39,7 @@ export async function runCreate(ctx: Ctx, _args: string[], opts: CreateOpts): Pr
     id: newThreadId(), agent, role,
     policy: { runner, command: opts.command?.trim() || null, model: opts.model?.trim() || null, tools, scope: checkScopes(opts.scope ?? [], '--scope'), context_policy: policy },
     work_item, workdir: relative(home.root, gitRoot(home.root) ?? home.root) || '.', created_at: now, created_by: ctx.actor, state: 'idle', active_command: null,
-    session_id: null, session: 1, checkpoint: null, commands: 0, last_command: null, updated_at: now, closed_at: null, close_reason: null,
+    session_id: null, session: 1, checkpoint: null, command_count: 0, last_command: null, updated_at: now, closed_at: null, close_reason: null,
   };
   writeThread(home, t);
   if (opts.json) return printJson(t);
@@ -101,7 +101,7 @@ export function runList(ctx: Ctx, _args: string[], opts: { all?: boolean; json?:
   const threads = listThreads(ctx.home()).filter((t) => opts.all || t.state !== 'closed');
   if (opts.json) return printJson({ threads });
   if (!threads.length) return out(opts.all ? 'no threads: holon thread create --role ...' : 'no open threads (closed ones with --all): holon thread create --role ...');
-  out(table([['THREAD', 'STATE', 'AGENT', 'RUNNER', 'COMMANDS', 'ROLE'], ...threads.map((t) => [t.id, t.state === 'running' ? `running ${t.active_command}` : t.state, t.agent, t.policy.runner, String(t.commands), truncate(t.role, 60)])]));
+  out(table([['THREAD', 'STATE', 'AGENT', 'RUNNER', 'COMMANDS', 'ROLE'], ...threads.map((t) => [t.id, t.state === 'running' ? `running ${t.active_command}` : t.state, t.agent, t.policy.runner, String(t.command_count), truncate(t.role, 60)])]));
 }
 
 export async function runCompact(ctx: Ctx, args: string[], opts: { checkpoint?: string; json?: boolean }): Promise<void> {

@@ -39,11 +39,19 @@ function schemaArgs(home: Home, t: ThreadRecord, op: ChildRequest['op']): string
 export function childInvocation(home: Home, t: ThreadRecord, req: ChildRequest, session: string | null): Invocation {
   const p = t.policy;
   if (p.runner === 'command') return { file: p.command!, args: [], shell: true, stdin: JSON.stringify(req.stdin) + '\n', parse: null };
+  // What the preset already passes is not passed twice (codex refuses a repeated option).
+  const preset = invocation({ preset: p.runner, command: p.command, args: [] }, req.prompt, session).args;
+  const lacks = (...flags: string[]) => !flags.some((f) => preset.includes(f));
   const extra = [...schemaArgs(home, t, req.op)];
   if (p.runner === 'claude') {
+    // A thread is there to change files; its scope is checked with git afterwards.
+    if (lacks('--permission-mode', '--dangerously-skip-permissions')) extra.push('--permission-mode', 'acceptEdits');
     if (p.model) extra.push('--model', p.model);
     if (p.tools.length) extra.push('--allowedTools', ...p.tools);
-  } else if (p.model) extra.push('-m', p.model);
+  } else {
+    if (p.model) extra.push('-m', p.model);
+    if (lacks('-s', '--sandbox', '--full-auto', '--dangerously-bypass-approvals-and-sandbox')) extra.push('-s', 'workspace-write');
+  }
   const cfg: RunnerConfig = { preset: p.runner, command: p.command, args: extra };
   return invocation(cfg, req.prompt, session);
 }

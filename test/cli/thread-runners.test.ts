@@ -90,7 +90,7 @@ describe.each([
       expect(c1).not.toContain('--resume');
       const schema = JSON.parse(c1[c1.indexOf('--json-schema') + 1]);
       expect(schema.required).toEqual(['status', 'summary', 'files_read', 'files_changed', 'validation', 'discoveries', 'blocker', 'ready_for_next']);
-      expect(c1.slice(c1.indexOf('--model'))).toEqual(['--model', 'model-x', '--allowedTools', 'Read']);
+      expect(c1.slice(c1.indexOf('--permission-mode'))).toEqual(['--permission-mode', 'acceptEdits', '--model', 'model-x', '--allowedTools', 'Read']);
       expect(c2.slice(c2.indexOf('--resume'), c2.indexOf('--resume') + 2)).toEqual(['--resume', 'sess-1']);
       expect(ck).toContain('--resume');
       expect(ck).not.toContain('--json-schema');
@@ -98,14 +98,14 @@ describe.each([
       expect(c3.slice(c3.indexOf('--model'))).toEqual(['--model', 'model-x', '--allowedTools', 'Read']);
     } else {
       expect(c1.slice(0, 3)).toEqual(['exec', '--json', '--output-schema']);
-      expect(c1.slice(4, 6)).toEqual(['-m', 'model-x']);
+      expect(c1.slice(4, 8)).toEqual(['-m', 'model-x', '-s', 'workspace-write']);
       expect(c1).not.toContain('resume');
-      expect(c2.slice(6, 8)).toEqual(['resume', 'thread-1']);
+      expect(c2.slice(8, 10)).toEqual(['resume', 'thread-1']);
       expect(ck.slice(0, 2)).toEqual(['exec', '--json']);
       expect(ck).toContain('resume');
       expect(ck).not.toContain('--output-schema');
       expect(c3).not.toContain('resume');
-      expect(c3.slice(4, 6)).toEqual(['-m', 'model-x']);
+      expect(c3.slice(4, 8)).toEqual(['-m', 'model-x', '-s', 'workspace-write']);
     }
     const first = promptOf(runner, c1);
     expect(first).toContain('Your role: grid contract specialist');

@@ -137,3 +137,18 @@ describe.each([
     expect((await p.json(['thread', 'inspect', p.id])).state).toBe('idle');
   });
 });
+
+describe('context policy none with a session runner', () => {
+  it('starts a fresh claude session for every command', async () => {
+    const p = await project('main');
+    const bin = fakeBin(p.dir);
+    const log = join(p.dir, 'fake.log');
+    const env = { PATH: `${bin}:${process.env.PATH}`, FAKE_LOG: log };
+    const id = (await p.json(['thread', 'create', '--role', 'reviewer', '--runner', 'claude', '--context-policy', 'none'], env)).id;
+    const a = await p.json(['thread', 'send', id, '--objective', 'one', '--wait'], env);
+    const b = await p.json(['thread', 'send', id, '--objective', 'two', '--wait'], env);
+    expect([a.command.session_id, b.command.session_id]).toEqual(['sess-1', 'sess-2']);
+    const calls = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l).argv as string[]);
+    expect(calls.map((c) => c.includes('--resume'))).toEqual([false, false]);
+  });
+});

@@ -224,6 +224,9 @@ export async function compactThread(home: Home, agent: string, threadId: string,
   const earlier = listCommands(home, agent, threadId).filter((c) => c.session === t0.session);
   let usage: Checkpoint['usage'] = null;
   let body = text?.trim() ?? '';
+  if (!text && t0.policy.runner !== 'command' && !t0.session_id) {
+    throw invalid(`thread ${t0.id} has no ${t0.policy.runner} session to ask for a checkpoint (no command since ${t0.session > 1 ? 'the last compaction' : 'it was created'})`, `give the checkpoint yourself: holon thread compact ${t0.id} --checkpoint "..."`);
+  }
   if (!text) {
     const env = { ...process.env, HOLON_HOME: home.dir, HOLON_AGENT: agent, HOLON_THREAD: t0.id, HOLON_ACTOR: `agent:${agent}` };
     const id = `${t0.id}-ck${t0.session}`;

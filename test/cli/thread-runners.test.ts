@@ -81,6 +81,10 @@ describe.each([
     const compact = await p.json(['thread', 'compact', p.id], p.env);
     expect(compact.checkpoint).toMatchObject({ written_by: 'child', text: 'checkpoint: the grid contract has four invariants' });
     expect(compact.thread).toMatchObject({ state: 'compacted', session_id: null, session: 2 });
+    // A fresh session has nothing to sum up: the child is not asked, the parent must write it.
+    const empty = await p.h(['thread', 'compact', p.id], p.env);
+    expect(empty.code).toBe(3);
+    expect(empty.stderr).toContain('--checkpoint');
     const three = await p.send('add focused tests');
     expect(three.command).toMatchObject({ session_id: `${prefix}-2`, resumed_session: null, result: { status: 'completed' } });
     const [c1, c2, ck, c3] = p.calls();

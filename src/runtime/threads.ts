@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { invalid } from '../core/errors.js';
 import { iso } from '../core/time.js';
@@ -110,18 +111,24 @@ export async function executeCommand(home: Home, agent: string, threadId: string
     result = errors.length ? failedResult(`the answer does not match the CommandResult schema: ${errors.join('; ')}`) : (split.result as CommandResult);
   }
   const changed = before && after ? changedBetween(before, after, home.dir) : [];
-  const scope = effectiveScope(t, c);
+  // What the child says it changed counts too (git may not see it, e.g. outside a checkout).
+  const claimed = (result.files_changed ?? []).map((f) => repoPath(f, before?.root ?? workdir));
+  const touched = [...new Set([...changed, ...claimed])];
+  const outside = [...new Set([...outsideScope(touched, t.policy.scope), ...outsideScope(touched, effectiveScope(t, c))])].sort();
   const scopeCheck: ScopeCheck = before && after
-    ? {
-        checked: true, reason: null, changed,
-        outside_scope: [...new Set([...outsideScope(changed, t.policy.scope), ...outsideScope(changed, scope)])].sort(),
-        unreported: changed.filter((p) => !(result.files_changed ?? []).includes(p)),
-      }
-    : { checked: false, reason: `${workdir} is not in a git checkout`, changed: [], outside_scope: [], unreported: [] };
+    ? { checked: true, reason: null, changed, outside_scope: outside, unreported: changed.filter((p) => !claimed.includes(p)) }
+    : { checked: false, reason: `${workdir} is not in a git checkout: only the child's files_changed were checked`, changed: [], outside_scope: outside, unreported: [] };
   return finishCommand(home, agent, threadId, commandId, {
     result, errors, raw: errors.length ? answer.raw : null, usage: split.usage ?? answer.usage, cost_usd: answer.cost_usd,
     exit_code: answer.exit_code, session_id: split.session_id ?? answer.session_id, scope_check: scopeCheck,
   }, Date.now());
+}
+
+/** A path as the child wrote it (`./src/a.ts`, absolute) as a repository path (`src/a.ts`). */
+function repoPath(file: string, root: string): string {
+  const abs = isAbsolute(file) ? file : resolve(root, file);
+  const rel = relative(root, abs);
+  return rel.startsWith('..') || isAbsolute(rel) ? file : rel.split(sep).join('/');
 }
 
 /** Raw answers are kept, up to this much of them. */

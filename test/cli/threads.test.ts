@@ -156,7 +156,8 @@ describe('thread lifecycle with a command runner', () => {
   it('checks files_changed against the write scope with git and reports a change outside it', async () => {
     const p = await threadProject({
       inside: { write: ['src/grid/contract.ts'] },
-      outside: { write: ['src/grid/contract.ts', 'README.md'], answer: { status: 'completed', summary: 'changed the contract', files_changed: ['src/grid/contract.ts'], ready_for_next: true } },
+      outside: { write: ['src/grid/contract.ts', 'README.md'], answer: { status: 'completed', summary: 'changed the contract', files_changed: ['./src/grid/contract.ts'], ready_for_next: true } },
+      claims: { answer: { status: 'completed', summary: 'says it changed docs', files_changed: ['docs/guide.md'], ready_for_next: true } },
     });
     const id = await p.create('--scope', 'src/grid/**');
     const ok = await p.send(id, 'inside');
@@ -168,6 +169,10 @@ describe('thread lifecycle with a command runner', () => {
     expect(text.stdout).toContain('OUTSIDE SCOPE (git): README.md');
     // The home's own records (the thread files) are never counted as the child's changes.
     expect(bad.command.scope_check.changed.some((f: string) => f.startsWith('.holon/'))).toBe(false);
+    // A change the child claims outside the scope is reported even when git sees none.
+    p.git('commit', '-qam', 'step 2');
+    const claims = await p.send(id, 'claims');
+    expect(claims.command.scope_check).toMatchObject({ checked: true, changed: [], outside_scope: ['docs/guide.md'], unreported: [] });
   });
 
   it('compacts into a durable checkpoint and resumes from it in a fresh session, policy unchanged', async () => {

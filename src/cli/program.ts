@@ -5,6 +5,7 @@ import { defineWatchCommands } from './defs/watch-defs.js';
 import { defineWaitCommands } from './defs/waits-defs.js';
 import { defineFrontierCommands } from './defs/frontier-defs.js';
 import { defineAgentCommands } from './defs/agent-defs.js';
+import { defineThreadCommands } from './defs/thread-defs.js';
 
 /** The command tree. Definitions are cheap; each handler module is imported only when its command runs. */
 export function buildProgram(): Command {
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
   defineWaitCommands(program);
   defineFrontierCommands(program);
   defineAgentCommands(program);
+  defineThreadCommands(program);
   configureErrors(program);
   return program;
 }

@@ -23,7 +23,7 @@ export function checkNotify(input: NotifyInput): { resource: string; mode: Event
   checkResource(input.resource);
   if (!EVENT_MODES.includes(input.mode as EventMode)) throw invalid(`unknown mode "${input.mode}"`, `use --mode ${EVENT_MODES.join(' or --mode ')}`);
   if (!NOTIFY_SOURCES.includes(input.source as EventSource)) {
-    const own = input.source === 'operator' ? ' (a person\'s message goes through `holon tell`)' : input.source === 'task' || input.source === 'timer' ? ` (${input.source} events come from holon itself)` : '';
+    const own = input.source === 'operator' ? ' (a person\'s message goes through `holon tell`)' : input.source === 'task' || input.source === 'timer' || input.source === 'thread' ? ` (${input.source} events come from holon itself)` : '';
     throw invalid(`source "${input.source}" is not allowed here${own}`, `use --source ${NOTIFY_SOURCES.join(' or --source ')}`);
   }
   checkPayload(input.payload);

@@ -3,7 +3,7 @@ import { invalid } from './errors.js';
 /** Lowercase Crockford base32: no i, l, o, u, so ids survive being read aloud or typed. */
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 
-export const ID_PREFIX = { work: 'w', timer: 't', event: 'e', thread: 'th', task: 'k', wait: 'wt', run: 'r', gate: 'w' } as const;
+export const ID_PREFIX = { work: 'w', timer: 't', event: 'e', thread: 'th', command: 'c', task: 'k', wait: 'wt', run: 'r', gate: 'w' } as const;
 
 /** Formats random bytes as a prefixed id: 8 chars = 40 bits, so two branches adding thousands never collide in practice. */
 export function formatId(prefix: string, bytes: Uint8Array, length = 8): string {

@@ -9,7 +9,7 @@ export type TaskClass = (typeof CLASSES)[number];
 export const PRIORITIES = ['P0', 'P1', 'P2', 'P3', 'P4'] as const;
 export type Priority = (typeof PRIORITIES)[number];
 
-export const WAIT_KINDS = ['task', 'timer', 'external', 'operator'] as const;
+export const WAIT_KINDS = ['task', 'timer', 'thread', 'external', 'operator'] as const;
 export type WaitKind = (typeof WAIT_KINDS)[number];
 
 export const WAIT_STATUSES = ['active', 'triggered', 'resolved', 'cancelled', 'expired'] as const;
@@ -96,7 +96,7 @@ export interface WorkItem {
   extra: Record<string, unknown>;
 }
 
-export const EVENT_SOURCES = ['operator', 'task', 'timer', 'external', 'agent'] as const;
+export const EVENT_SOURCES = ['operator', 'task', 'timer', 'thread', 'external', 'agent'] as const;
 export type EventSource = (typeof EVENT_SOURCES)[number];
 
 export const EVENT_MODES = ['wake_hint', 'message'] as const;

@@ -13,7 +13,7 @@ export function checkResource(resource: string, field = 'resource'): string {
   return resource;
 }
 
-/** The target of a wait: `task:k-...`, `timer:t-...`, `external:ANYTHING`, or `operator`. */
+/** The target of a wait: `task:k-...`, `timer:t-...`, `thread:th-...`, `external:ANYTHING`, or `operator`. */
 export interface WaitTarget {
   kind: WaitKind;
   resource: string;
@@ -33,6 +33,10 @@ export function parseWaitFor(text: string): WaitTarget {
     return { kind, resource: '' };
   }
   if (kind === 'timer' && resource === '') return { kind, resource: '' };
+  if (kind === 'thread') {
+    if (!/^(th|c)-[0-9a-z]+$/.test(resource)) throw invalid(`--for "${text}" needs a thread id (th-...) or a command id (c-...)`, 'create one with `holon thread create --role ...`, send it a command, then wait with --for thread:th-...');
+    return { kind, resource };
+  }
   if (kind === 'task' && resource === '') throw invalid(`--for "${text}" needs a task handle`, 'start the command with `holon task run --work ID -- CMD`, then wait with --for task:k-... (the handle it prints)');
   checkResource(resource, `--for ${kind}: resource`);
   if ((kind === 'task' && !/^k-[0-9a-z]+$/.test(resource)) || (kind === 'timer' && !/^t-[0-9a-z]+$/.test(resource))) {
@@ -63,6 +67,7 @@ export function eventKey(resource: string): string {
 const MAY_SETTLE: Record<WaitKind, readonly EventSource[]> = {
   task: ['task'],
   timer: ['timer'],
+  thread: ['thread'],
   operator: ['operator'],
   external: ['external', 'agent', 'operator'],
 };

@@ -72,3 +72,25 @@ export function scopesOverlap(a: string[], b: string[]): [string, string] | null
   for (const x of a) for (const y of b) if (globsOverlap(x, y)) return [x, y];
   return null;
 }
+
+/**
+ * Whether a repository path falls inside a scope glob: the glob matches the path or one of its folders
+ * (`src/grid/**` and `src/grid` both cover `src/grid/a.ts`), the same reading `globsOverlap` gives.
+ */
+export function pathInGlob(path: string, glob: string): boolean {
+  const p = segments(path);
+  const g = segments(glob);
+  const match = (i: number, j: number): boolean => {
+    if (j === g.length) return true; // the glob names a folder of the path (or the path itself)
+    if (g[j] === '**') return match(i, j + 1) || (i < p.length && match(i + 1, j));
+    if (i === p.length) return false;
+    return (WILD.test(g[j]) ? segRegex(g[j]).test(p[i]) : g[j] === p[i]) && match(i + 1, j + 1);
+  };
+  return match(0, 0);
+}
+
+/** The paths outside every glob of `scope` (an empty scope allows everything). */
+export function outsideScope(paths: string[], scope: string[]): string[] {
+  if (!scope.length) return [];
+  return paths.filter((p) => !scope.some((g) => pathInGlob(p, g)));
+}

@@ -109,7 +109,7 @@ export const TOOLS: ToolDef[] = [
   },
   {
     name: 'wait',
-    description: 'Register what the item waits for (starts nothing). for: external:RESOURCE, task:HANDLE, timer:ID, timer (with in/at) or operator.',
+    description: 'Register what the item waits for (starts nothing). for: external:RESOURCE, task:HANDLE, timer:ID, timer (with in/at), thread:ID or operator.',
     input: {
       id, for: text('external:github:acme/app#101, task:k-4f2a9c, timer:t-8m2k1q, timer (with in or at), or operator'),
       reason: text('why the item waits'), in: z.string().optional().describe('with for: timer, e.g. 2h'), at: z.string().optional().describe('with for: timer, an ISO time'),
@@ -117,7 +117,11 @@ export const TOOLS: ToolDef[] = [
     },
     run: async (ctx, a) => {
       const r = await wait(ctx, item(ctx, a), { for: a.for, reason: a.reason, in: a.in, at: a.at, recheck: a.recheck });
-      if (!r.registered) return 'result' in r ? { registered: false, work_item: r.work_item, result: r.result } : { registered: false, work_item: r.work_item, timer: r.timer };
+      if (!r.registered) {
+        if ('result' in r) return { registered: false, work_item: r.work_item, result: r.result };
+        if ('thread_result' in r) return { registered: false, work_item: r.work_item, result: r.thread_result };
+        return { registered: false, work_item: r.work_item, timer: r.timer };
+      }
       return { registered: true, work_item: r.work_item, wait: r.wait, timer: r.timer, notes: r.notes };
     },
   },

@@ -29,7 +29,18 @@ export interface WaitOptions {
 export type WaitOutcome =
   | { registered: true; work_item: string; wait: Wait; timer: ReturnType<typeof timerView> | null; item: WorkView; notes: string[] }
   | { registered: false; work_item: string; result: ReturnType<typeof taskResult>; task: TaskRecord; notes: string[] }
-  | { registered: false; work_item: string; timer: ReturnType<typeof timerView>; notes: string[] };
+  | { registered: false; work_item: string; timer: ReturnType<typeof timerView>; notes: string[] }
+  | { registered: false; work_item: string; thread_result: ThreadResult; notes: string[] };
+
+/** A thread command that already ended: its result, returned at once instead of registering a wait. */
+export interface ThreadResult {
+  thread: string;
+  command: string;
+  seq: number;
+  status: string;
+  result: { status: string; summary: string } | null;
+  result_errors: unknown;
+}
 
 /** Finds the item holding a wait id (the given item, else every agent's items). */
 export function locateWait(ctx: OpsCtx, waitId: string, ref: (() => WorkRef) | null): WorkRef {
@@ -55,15 +66,31 @@ export async function settleWait(ctx: OpsCtx, ref: WorkRef, opts: { waitId: stri
 
 /** The checks that need no item: run before the item is resolved, so their errors come first. */
 export function checkWaitOptions(opts: WaitOptions): void {
-  if (!opts.for) throw invalid('what does the item wait for?', 'pass --for external:RESOURCE, task:HANDLE, timer:ID (or timer --in 2h) or operator');
+  if (!opts.for) throw invalid('what does the item wait for?', 'pass --for external:RESOURCE, task:HANDLE, timer:ID (or timer --in 2h), thread:ID or operator');
   const target = parseWaitFor(opts.for);
   if (!opts.reason?.trim()) throw invalid('--reason is empty', 'say why the item waits, e.g. --reason "CI run on the fix commit"');
   if ((opts.in || opts.at) && target.kind !== 'timer') throw invalid('--in/--at only go with --for timer', 'for a fallback deadline use --recheck');
 }
 
 /** A timer's fire and a task's result go to their own agent's inbox: a wait of another agent's item would never wake. */
-function refuseOtherAgent(kind: 'task' | 'timer', id: string, owner: string, ref: WorkRef, fix: string): void {
-  if (owner !== ref.agent) throw invalid(`${kind} ${id} belongs to agent "${owner}", but ${ref.id} is agent "${ref.agent}"'s: its ${kind === 'task' ? 'result' : 'fire'} would never wake this wait`, fix);
+function refuseOtherAgent(kind: 'task' | 'timer' | 'thread', id: string, owner: string, ref: WorkRef, fix: string): void {
+  if (owner !== ref.agent) throw invalid(`${kind} ${id} belongs to agent "${owner}", but ${ref.id} is agent "${ref.agent}"'s: its ${kind === 'timer' ? 'fire' : 'result'} would never wake this wait`, fix);
+}
+
+/**
+ * `--for thread:th-...` (the thread's running command) or `thread:c-...` (one command): the result
+ * when it is already there, else the command the wait will be woken by. Loaded only for thread waits.
+ */
+async function threadWaitTarget(home: ReturnType<OpsCtx['home']>, resource: string, ref: WorkRef) {
+  const { locateCommand, locateThread, readCommand, readThread } = await import('../store/threads.js');
+  const loc = resource.startsWith('c-') ? locateCommand(home, resource) : { ...locateThread(home, resource, ref.agent), command: null as string | null };
+  const t = readThread(home, loc.agent, loc.id);
+  const commandId = loc.command ?? t.active_command ?? t.last_command;
+  if (!commandId) throw invalid(`thread ${t.id} has had no command yet: there is nothing to wait for`, `send one first: holon thread send ${t.id} --objective "..."`);
+  const c = readCommand(home, loc.agent, t.id, commandId);
+  if (c.status !== 'running') return { result: { thread: t.id, command: c.id, seq: c.seq, status: c.status, result: c.result, result_errors: c.result_errors } as ThreadResult };
+  refuseOtherAgent('thread', t.id, loc.agent, ref, `create the thread as agent ${ref.agent}: holon --agent ${ref.agent} thread create --role ...`);
+  return { agent: loc.agent, thread: t.id, command: c.id };
 }
 
 /** A fallback deadline before the timer is due would always expire the wait before its wake could come. */
@@ -98,7 +125,13 @@ export async function wait(ctx: OpsCtx, ref: WorkRef, opts: WaitOptions): Promis
   let dueMs: number | null = null;
   let timer: Timer | null = null;
   let createdTimer = false;
-  if (target.kind === 'task') {
+  let threadCommand: { agent: string; thread: string; command: string } | null = null;
+  if (target.kind === 'thread') {
+    const found = await threadWaitTarget(home, target.resource, ref);
+    if (found.result) return { registered: false, work_item: ref.id, thread_result: found.result, notes };
+    target.resource = found.thread!;
+    threadCommand = { agent: found.agent!, thread: found.thread!, command: found.command! };
+  } else if (target.kind === 'task') {
     target.resource = locateTask(home, target.resource);
     const t = readTask(home, target.resource);
     if (t.status !== 'running') return { registered: false, work_item: ref.id, result: taskResult(t), task: t, notes };
@@ -147,6 +180,13 @@ export async function wait(ctx: OpsCtx, ref: WorkRef, opts: WaitOptions): Promis
     // The task may have ended between the check and the registration: settle at once from its event.
     const t = readTask(home, target.resource);
     const ev = t.status !== 'running' && t.event ? readAdmitted(home, t.agent, t.event) : null;
+    if (ev) ({ doc } = await mutateWork(home, ref, ctx.nowMs, (d) => triggerWait(d, w.id, ev, nowIso)));
+  }
+  if (threadCommand) {
+    // The command may have ended between the check and the registration: settle at once from its event.
+    const { readCommand } = await import('../store/threads.js');
+    const c = readCommand(home, threadCommand.agent, threadCommand.thread, threadCommand.command);
+    const ev = c.status !== 'running' && c.event ? readAdmitted(home, threadCommand.agent, c.event) : null;
     if (ev) ({ doc } = await mutateWork(home, ref, ctx.nowMs, (d) => triggerWait(d, w.id, ev, nowIso)));
   }
   const saved = doc.item.waits.find((x) => x.id === w.id)!;

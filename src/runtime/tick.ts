@@ -6,6 +6,8 @@ import { loadAgentWork } from '../store/work-index.js';
 import { admitQueued, wakesOf } from './admission.js';
 import { expireRechecks } from './rechecks.js';
 import { reportFinishedTasks } from './tasks.js';
+import { reportInterruptedCommands } from './threads.js';
+import { listThreads } from '../store/threads.js';
 import { fireDueTimers, settleCancelledTimerWaits } from './timers.js';
 
 /** Why the runtime should resume an agent on an item. */
@@ -27,11 +29,13 @@ export interface TickReport {
   rechecks_expired: Array<{ agent: string; work_item: string; wait: string }>;
   events_admitted: Array<{ event: string; agent: string; triggered: Array<{ work_item: string; wait: string }>; nudged: boolean; source?: string; resource?: string }>;
   tasks_finished: Array<{ task: string; agent: string; exit_code: number | null }>;
+  thread_commands_interrupted: Array<{ thread: string; command: string; agent: string }>;
   wakes: Wake[];
 }
 
 /**
- * One pass of the runtime, in this order: finished tasks (their result events are queued), due
+ * One pass of the runtime, in this order: finished tasks (their result events are queued), thread
+ * commands whose supervisor died (interrupted, their events queued), due
  * timers (fired once each, their events queued), queued events (admitted: they trigger waits), then
  * expired rechecks (a wait whose event arrived in this same pass is triggered, not expired).
  * Shared by `holon tick` and `holon watch`; every step is locked and safe to rerun after a crash.
@@ -39,6 +43,7 @@ export interface TickReport {
 export async function tick(home: Home, nowMs: number, opts: { agents?: string[] } = {}): Promise<TickReport> {
   const agents = opts.agents ?? listAgents(home);
   const tasks_finished = await reportFinishedTasks(home, nowMs, agents);
+  const thread_commands_interrupted = await reportInterruptedCommands(home, listThreads(home, agents), nowMs);
   const timers_fired = await fireDueTimers(home, agents, nowMs);
   await settleCancelledTimerWaits(home, agents, nowMs);
   const admitted = await admitQueued(home, agents, nowMs);
@@ -56,6 +61,7 @@ export async function tick(home: Home, nowMs: number, opts: { agents?: string[] 
     rechecks_expired,
     events_admitted: admitted.map((e) => ({ event: e.id, agent: e.agent, triggered: e.disposition?.triggered ?? [], nudged: e.disposition?.nudged ?? true, source: e.source, resource: e.resource })),
     tasks_finished,
+    thread_commands_interrupted,
     wakes: wakes.filter((w) => !w.work_item || !done.has(w.work_item)),
   };
 }

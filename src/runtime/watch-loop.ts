@@ -132,7 +132,7 @@ export class Watcher {
     const held = (a: string, id: string, why: string) => this.sayOnce(`not running ${a} on ${id} (new work) yet: ${why}`);
     for (const w of await newWorkWakes(this.home, agents, (a, id) => this.knownItem(a, id), held)) this.enqueue(w);
     this.dispatch();
-    const busy = report.timers_fired.length + report.events_admitted.length + report.rechecks_expired.length + report.tasks_finished.length > 0;
+    const busy = report.timers_fired.length + report.events_admitted.length + report.rechecks_expired.length + report.tasks_finished.length + report.thread_commands_interrupted.length > 0;
     this.scheduleNext(agents, busy);
   }
 

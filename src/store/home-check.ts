@@ -8,6 +8,7 @@ import { loadAllWork } from './work-index.js';
 import { checkTimerData } from './timers.js';
 import { checkEventData } from './event-store.js';
 import { checkWaitReferences } from './waits-check.js';
+import { checkThreads } from './threads-check.js';
 
 /** Validators for YAML record folders (timers, inbox, ...); later record kinds register theirs here. */
 export const yamlFolderCheckers: Record<string, (data: Record<string, unknown>, file: string, id: string) => RecordProblem[]> = {
@@ -62,6 +63,10 @@ export function checkHome(home: Home): RecordProblem[] {
     }));
     for (const folder of safeReaddir(agentDir(home, a))) {
       const dir = join(agentDir(home, a), folder);
+      if (folder === 'threads') {
+        problems.push(...checkThreads(home, a));
+        continue;
+      }
       if (folder === 'work') {
         for (const f of safeReaddir(dir)) {
           if (!f.endsWith('.md') && f !== '.gitkeep') problems.push({ file: join(dir, f), line: 1, message: 'stray file in work/ (WorkItems are ID.md)', fix: 'rename it to ID.md or move it out of work/' });

@@ -17,6 +17,7 @@ export async function run(ctx: Ctx, _args: string[], opts: { json?: boolean }): 
   if (opts.json) return printJson(r);
   const lines: string[] = [];
   for (const t of r.tasks_finished) lines.push(`task ${t.task} finished (exit ${t.exit_code ?? '-'})`);
+  for (const c of r.thread_commands_interrupted) lines.push(`thread ${c.thread} command ${c.command} interrupted`);
   for (const f of r.timers_fired) lines.push(`timer ${f.timer} fired${f.missed_count ? ` (${f.missed_count} missed slot(s) collapsed)` : ''}${f.late_ms != null ? `, ${(f.late_ms / 1000).toFixed(1)}s after due` : ''}`);
   for (const e of r.events_admitted) lines.push(`event ${e.event} (${e.source} ${e.resource}) ${e.triggered.length ? `triggered ${e.triggered.map((t) => `${t.wait} of ${t.work_item}`).join(', ')}` : 'matched no wait: nudged the agent'}`);
   for (const x of r.rechecks_expired) lines.push(`wait ${x.wait} of ${x.work_item} expired (recheck_deadline)`);

@@ -42,6 +42,13 @@ export async function run(ctx: Ctx, args: string[], opts: WaitOpts): Promise<voi
       if (t.output_tail) out(t.output_tail.replace(/\n$/, ''));
       return;
     }
+    if ('thread_result' in r) {
+      const found = r.thread_result;
+      if (opts.json) return printJson({ registered: false, work_item: ref.id, result: found });
+      out(`${found.command} already ${found.status}: ${found.result?.status ?? '-'} (nothing registered)`);
+      if (found.result) out(found.result.summary);
+      return;
+    }
     if (opts.json) return printJson({ registered: false, work_item: ref.id, timer: r.timer });
     return out(`${r.timer.id} already fired at ${r.timer.last_fired_at} (nothing registered)`);
   }

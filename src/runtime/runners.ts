@@ -8,7 +8,7 @@ export interface RunnerConfig {
   preset: 'command' | 'claude' | 'codex';
   /** `command`: the shell command line. `claude`/`codex`: the executable (default `claude` / `codex`). */
   command: string | null;
-  /** Extra arguments for `claude`/`codex`, placed before the prompt (e.g. ["--permission-mode", "acceptEdits"]). */
+  /** Extra arguments for `claude`/`codex` after the preset's own (e.g. ["--allowedTools", "Edit Write"], ["--model", "o3"]). */
   args: string[];
 }
 
@@ -36,8 +36,23 @@ export interface Invocation {
 }
 
 /**
+ * What a preset adds so the agent can record its work with no extra configuration (checked against
+ * Claude Code 2.1.332 and codex-cli 0.171.0):
+ * - claude: `-p` runs with no one to answer a permission prompt, so every tool call not allowed is
+ *   denied; `--allowedTools "Bash(holon *)"` lets the agent run holon commands. `stream-json --verbose`
+ *   also prints the tool calls and results, so denied or failing commands can be reported.
+ * - codex: `--full-auto` is gone; `--sandbox workspace-write` lets the agent write in the checkout (and
+ *   .holon/ in it), `approval_policy="never"` never waits for a person, `allow_login_shell=false` keeps
+ *   tool commands out of `bash -lc`, whose login profile resets PATH and loses holon, and
+ *   `--skip-git-repo-check` runs in a home whose folder is not a git checkout.
+ */
+export const CLAUDE_ARGS = ['--output-format', 'stream-json', '--verbose', '--allowedTools', 'Bash(holon *)'];
+export const CODEX_ARGS = ['--sandbox', 'workspace-write', '-c', 'approval_policy="never"', '-c', 'allow_login_shell=false', '--skip-git-repo-check'];
+
+/**
  * The process to start: `command` runs through the shell with the prompt on stdin; `claude` and
- * `codex` get the prompt as an argument and resume the session they reported last time.
+ * `codex` get the prompt as an argument and resume the session they reported last time. The user's
+ * `args` come after the preset's (a later flag wins where the CLI lets one).
  */
 export function invocation(cfg: RunnerConfig, prompt: string, session: string | null): Invocation {
   switch (cfg.preset) {
@@ -46,7 +61,7 @@ export function invocation(cfg: RunnerConfig, prompt: string, session: string | 
     case 'claude':
       return {
         file: cfg.command ?? 'claude',
-        args: ['-p', prompt, '--output-format', 'json', ...(session ? ['--resume', session] : []), ...cfg.args],
+        args: ['-p', prompt, ...CLAUDE_ARGS, ...(session ? ['--resume', session] : []), ...cfg.args],
         shell: false,
         stdin: null,
         parse: parseClaudeOutput,
@@ -54,7 +69,7 @@ export function invocation(cfg: RunnerConfig, prompt: string, session: string | 
     case 'codex':
       return {
         file: cfg.command ?? 'codex',
-        args: ['exec', '--json', ...cfg.args, ...(session ? ['resume', session] : []), prompt],
+        args: ['exec', '--json', ...CODEX_ARGS, ...cfg.args, ...(session ? ['resume', session] : []), prompt],
         shell: false,
         stdin: null,
         parse: parseCodexOutput,

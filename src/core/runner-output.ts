@@ -130,7 +130,7 @@ export function parseClaudeOutput(stdout: string): RunnerReport {
   return {
     session_id: str(r.session_id),
     ok: !isError,
-    error: isError ? oneLine(`${apiError ? 'API error' : String(r.subtype === 'success' ? (r.terminal_reason ?? 'error') : r.subtype)}${r.api_error_status != null ? ` (HTTP ${r.api_error_status})` : ''}: ${why}`) : null,
+    error: isError ? oneLine(`${apiError ? (/^API Error/i.test(why) ? '' : 'API error: ') : `${String(r.subtype === 'success' ? (r.terminal_reason ?? 'error') : r.subtype)}: `}${why}`) : null,
     tokens: usage
       ? {
           uncached_input: num(usage.input_tokens),

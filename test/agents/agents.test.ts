@@ -85,9 +85,10 @@ describe.each<Preset>(['claude', 'codex'])('%s, the real CLI', (preset) => {
   });
 
   it.each<[string, Turn, RegExp]>([
-    ['HTTP 500', { fail: 500 }, preset === 'claude' ? /API error \(HTTP 500\)/ : /high demand|500|Internal Server Error/i],
-    ['HTTP 429', { fail: 429 }, preset === 'claude' ? /API error \(HTTP 429\).*429/ : /429 Too Many Requests/],
-    ['a malformed stream', { malformed: true }, preset === 'claude' ? /API error/ : /stream disconnected before completion/],
+    // What each CLI itself says (codex calls a 500 "high demand").
+    ['HTTP 500', { fail: 500 }, preset === 'claude' ? /^API Error: 500 stand-in HTTP 500/ : /high demand/],
+    ['HTTP 429', { fail: 429 }, preset === 'claude' ? /^API Error: Request rejected \(429\)/ : /429 Too Many Requests/],
+    ['a malformed stream', { malformed: true }, preset === 'claude' ? /^API error: the model's answer came back empty/ : /^stream disconnected before completion/],
   ])('an API failure (%s) is a failed run with a one-line cause', async (_what, turn, cause) => {
     const a = await setup(preset);
     await a.create('Review PR #102');

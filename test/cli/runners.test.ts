@@ -48,8 +48,8 @@ function interruptLast(home: string) {
 }
 
 describe.each([
-  ['claude', 'sess-first', { uncached_input: 42, cache_read: 51290, cache_write: 6125, output: 1187 }, 0.0873215],
-  ['codex', 'thread-first', { uncached_input: 315, cache_read: 24448, cache_write: 0, output: 122 }, null],
+  ['claude', 'sess-first', { uncached_input: 42, cache_read: 51290, cache_write: 6125, output: 1187, reasoning: 0 }, 0.0873215],
+  ['codex', 'thread-first', { uncached_input: 315, cache_read: 24448, cache_write: 0, output: 122, reasoning: 0 }, null],
 ])('%s runner', (preset, first, tokens, cost) => {
   it('starts a session, records tokens and cost, and resumes the same session next time', async () => {
     const p = await project('rev');
@@ -70,12 +70,13 @@ describe.each([
     if (preset === 'claude') {
       expect(calls[0].argv.slice(0, 1)).toEqual(['-p']);
       expect(calls[0].argv[1]).toContain(`# Resume ${id}`);
-      expect(calls[0].argv.slice(2)).toEqual(['--output-format', 'json']);
-      expect(calls[1].argv.slice(2)).toEqual(['--output-format', 'json', '--resume', first]);
+      const preset = ['--output-format', 'stream-json', '--verbose', '--allowedTools', 'Bash(holon *)'];
+      expect(calls[0].argv.slice(2)).toEqual(preset);
+      expect(calls[1].argv.slice(2)).toEqual([...preset, '--resume', first]);
     } else {
-      expect(calls[0].argv.slice(0, 2)).toEqual(['exec', '--json']);
-      expect(calls[0].argv[2]).toContain(`# Resume ${id}`);
-      expect(calls[1].argv.slice(0, 4)).toEqual(['exec', '--json', 'resume', first]);
+      const preset = ['--sandbox', 'workspace-write', '-c', 'approval_policy="never"', '-c', 'allow_login_shell=false', '--skip-git-repo-check'];
+      expect(calls[0].argv).toEqual(['exec', '--json', ...preset, expect.stringContaining(`# Resume ${id}`)]);
+      expect(calls[1].argv.slice(0, -1)).toEqual(['exec', '--json', ...preset, 'resume', first]);
     }
     const sessions = JSON.parse(readFileSync(join(p.home, 'local/runs/sessions.json'), 'utf8'));
     expect(sessions[`rev/${id}`]).toMatchObject({ runner: preset, session_id: first });

@@ -23,7 +23,7 @@ export function claudeEnv(dir, url, extra = {}) {
     DISABLE_AUTOUPDATER: '1',
     DISABLE_TELEMETRY: '1',
     DISABLE_ERROR_REPORTING: '1',
-    // Claude Code retries 5xx/429 with backoff (up to 10 times by default): once is enough here.
+    // Claude Code retries 5xx/429 itself with backoff: not here, a failure must show at once.
     CLAUDE_CODE_MAX_RETRIES: '0',
     ...extra,
   };
@@ -46,7 +46,7 @@ export function codexEnv(dir, url, extra = {}) {
       `base_url = "${url}/v1"`,
       'wire_api = "responses"',
       'env_key = "STANDIN_API_KEY"',
-      // codex retries failed requests and broken streams itself (4 and 5 times by default): not here.
+      // codex retries failed requests and reconnects broken streams itself: not here.
       'request_max_retries = 0',
       'stream_max_retries = 0',
       'stream_idle_timeout_ms = 10000',

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { agentProject, requestText, type Preset, type Turn } from './harness.js';
 
@@ -126,4 +128,26 @@ describe.each<Preset>(['claude', 'codex'])('%s, the real CLI', (preset) => {
     if (id) await a.once();
     expect(a.api.requests).toHaveLength(0);
   });
+
+  it.each(preset === 'claude' ? ['{preset: claude, args: ["--allowedTools", "Edit Write"]}', '{preset: claude, args: ["--permission-mode", "acceptEdits"]}'] : ['{preset: codex}', '{preset: codex, args: ["--model", "gpt-stand-in-2"]}'])(
+    'the documented setup %s lets the agent edit the checkout and still run holon',
+    async (runner) => {
+      const a = await setup(preset, { runner });
+      const id = await a.create('Write the review notes');
+      const notes = join(a.dir, 'notes.md');
+      a.api.push(
+        preset === 'claude' ? { tool: { name: 'Write', input: { file_path: notes, content: 'LGTM\n' } } } : { shell: `printf 'LGTM\\n' > notes.md` },
+        { shell: `holon progress ${id} "wrote notes.md"` },
+        { text: 'Done.' },
+      );
+      const [r] = await a.once();
+      expect(r, a.log(r)).toMatchObject({ status: 'ok', progress: true });
+      expect(readFileSync(notes, 'utf8')).toBe('LGTM\n');
+      expect(JSON.stringify(await a.json(['show', id]))).toContain('wrote notes.md');
+      if (runner.includes('--model')) expect(a.api.mainRequests.every((q) => q.body.model === 'gpt-stand-in-2')).toBe(true);
+      // Nothing was denied along the way.
+      expect(a.log(r)).not.toMatch(/"permission_denials":\[\{/);
+    },
+  );
 });
+

@@ -11,6 +11,7 @@ export type Preset = 'claude' | 'codex';
 
 export interface Turn {
   shell?: string;
+  tool?: { name: string; input: Record<string, unknown> };
   text?: string;
   fail?: number;
   malformed?: boolean;

@@ -5,6 +5,7 @@
 //
 // A turn is one of:
 //   { shell: 'holon progress w-1 "x"', usage }   the model calls its shell tool (Bash / exec) with it
+//   { tool: { name, input }, usage }              (Anthropic) the model calls another tool, e.g. Write
 //   { text: 'done', usage }                       the model answers text and ends its turn
 //   { fail: 500 } | { fail: 429 }                 HTTP error with an API error body
 //   { malformed: true }                            a 200 event stream that breaks off with garbage
@@ -109,8 +110,12 @@ const handlers = {
     const usage = { input_tokens: u.input ?? 0, cache_creation_input_tokens: u.cache_write ?? 0, cache_read_input_tokens: u.cache_read ?? 0, output_tokens: u.output ?? 0 };
     const id = `msg_standin_${++seq}`;
     const model = body?.model ?? 'claude-stand-in';
-    const content = t.shell ? [{ type: 'tool_use', id: `toolu_standin_${seq}`, name: 'Bash', input: { command: t.shell, description: 'Record progress with holon' } }] : [{ type: 'text', text: t.text ?? '' }];
-    const stop = t.shell ? 'tool_use' : 'end_turn';
+    const content = t.shell
+      ? [{ type: 'tool_use', id: `toolu_standin_${seq}`, name: 'Bash', input: { command: t.shell, description: 'Record progress with holon' } }]
+      : t.tool
+        ? [{ type: 'tool_use', id: `toolu_standin_${seq}`, name: t.tool.name, input: t.tool.input }]
+        : [{ type: 'text', text: t.text ?? '' }];
+    const stop = t.shell || t.tool ? 'tool_use' : 'end_turn';
     if (!body?.stream) {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ id, type: 'message', role: 'assistant', model, content, stop_reason: stop, stop_sequence: null, usage }));

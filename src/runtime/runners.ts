@@ -85,7 +85,55 @@ export interface ProcessOutcome {
   spawn_error: string | null;
 }
 
-const MAX_CAPTURE = 4 * 1024 * 1024;
+/**
+ * How much stdout is kept for parsing: the head (codex's thread.started, claude's init) and the tail
+ * (the result line, turn.completed). A long stream-json run can print far more; what lies between is
+ * dropped at a line break, so the parsers see whole lines only. The log file keeps everything.
+ */
+const HEAD_CAPTURE = 1024 * 1024;
+const TAIL_CAPTURE = 3 * 1024 * 1024;
+
+/** Keeps the first `headMax` and the last `tailMax` characters of a stream, cut at line breaks. */
+export class HeadTail {
+  private head = '';
+  private tail = '';
+  private dropped = false;
+  /** The tail starts at the beginning of a line (nothing was cut off its front). */
+  private clean = true;
+  constructor(
+    private readonly headMax = HEAD_CAPTURE,
+    private readonly tailMax = TAIL_CAPTURE,
+  ) {}
+  push(chunk: string): void {
+    if (!this.dropped && this.head.length + chunk.length <= this.headMax) {
+      this.head += chunk;
+      return;
+    }
+    if (!this.dropped) {
+      const room = this.headMax - this.head.length;
+      this.head += chunk.slice(0, room);
+      chunk = chunk.slice(room);
+      this.dropped = true;
+      this.clean = this.head.endsWith('\n');
+    }
+    this.tail += chunk;
+    if (this.tail.length > this.tailMax * 2) {
+      this.tail = this.tail.slice(-this.tailMax);
+      this.clean = false;
+    }
+  }
+  text(): string {
+    if (!this.dropped) return this.head;
+    let tail = this.tail;
+    let clean = this.clean;
+    if (tail.length > this.tailMax) {
+      tail = tail.slice(-this.tailMax);
+      clean = false;
+    }
+    if (!clean) tail = tail.slice(tail.indexOf('\n') + 1);
+    return this.head.slice(0, this.head.lastIndexOf('\n') + 1) + tail;
+  }
+}
 
 export interface StartedProcess {
   pid: number | null;
@@ -101,7 +149,7 @@ export interface StartedProcess {
 export function startProcess(inv: Invocation, opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; logFile: string }): StartedProcess {
   const log = createWriteStream(opts.logFile, { flags: 'a' });
   const child = spawn(inv.file, inv.args, { cwd: opts.cwd, env: opts.env, shell: inv.shell, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
-  let stdout = '';
+  const stdout = new HeadTail();
   let timedOut = false;
   const killGroup = (signal: NodeJS.Signals = 'SIGTERM') => {
     if (!child.pid) return;
@@ -112,7 +160,7 @@ export function startProcess(inv: Invocation, opts: { cwd: string; env: NodeJS.P
     }
   };
   child.stdout!.on('data', (d: Buffer) => {
-    if (stdout.length < MAX_CAPTURE) stdout += d.toString('utf8');
+    stdout.push(d.toString('utf8'));
     log.write(d);
   });
   child.stderr!.on('data', (d: Buffer) => log.write(d));
@@ -135,7 +183,7 @@ export function startProcess(inv: Invocation, opts: { cwd: string; env: NodeJS.P
       clearTimeout(timer);
       if (hardKill) clearTimeout(hardKill);
       log.end();
-      resolve({ exit_code: code, signal, timed_out: timedOut, stdout, spawn_error: spawnError });
+      resolve({ exit_code: code, signal, timed_out: timedOut, stdout: stdout.text(), spawn_error: spawnError });
     };
     child.on('error', (err) => {
       spawnError = err.message;

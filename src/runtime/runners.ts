@@ -47,7 +47,21 @@ export interface Invocation {
  *   `--skip-git-repo-check` runs in a home whose folder is not a git checkout.
  */
 export const CLAUDE_ARGS = ['--output-format', 'stream-json', '--verbose', '--allowedTools', 'Bash(holon *)'];
-export const CODEX_ARGS = ['--sandbox', 'workspace-write', '-c', 'approval_policy="never"', '-c', 'allow_login_shell=false', '--skip-git-repo-check'];
+
+/**
+ * The codex preset's flags minus those the user's `args` already give: codex refuses a flag given
+ * twice ("the argument '--sandbox <SANDBOX_MODE>' cannot be used multiple times"), and
+ * `--dangerously-bypass-approvals-and-sandbox` replaces the sandbox choice.
+ */
+export function codexPresetArgs(user: string[]): string[] {
+  const has = (...names: string[]) => user.some((a) => names.includes(a) || names.some((n) => n.startsWith('--') && a.startsWith(`${n}=`)));
+  const out: string[] = [];
+  if (!has('--sandbox', '-s', '--dangerously-bypass-approvals-and-sandbox')) out.push('--sandbox', 'workspace-write');
+  out.push('-c', 'approval_policy="never"', '-c', 'allow_login_shell=false');
+  if (!has('--skip-git-repo-check')) out.push('--skip-git-repo-check');
+  return out;
+}
+export const CODEX_ARGS = codexPresetArgs([]);
 
 /**
  * The process to start: `command` runs through the shell with the prompt on stdin; `claude` and
@@ -69,7 +83,7 @@ export function invocation(cfg: RunnerConfig, prompt: string, session: string | 
     case 'codex':
       return {
         file: cfg.command ?? 'codex',
-        args: ['exec', '--json', ...CODEX_ARGS, ...cfg.args, ...(session ? ['resume', session] : []), prompt],
+        args: ['exec', '--json', ...codexPresetArgs(cfg.args), ...cfg.args, ...(session ? ['resume', session] : []), prompt],
         shell: false,
         stdin: null,
         parse: parseCodexOutput,

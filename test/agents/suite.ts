@@ -131,7 +131,7 @@ export function agentSuite(preset: Preset): void {
       expect(a.api.requests).toHaveLength(0);
     });
 
-    it.each(preset === 'claude' ? ['{preset: claude, args: ["--allowedTools", "Edit Write"]}', '{preset: claude, args: ["--permission-mode", "acceptEdits"]}'] : ['{preset: codex}', '{preset: codex, args: ["--model", "gpt-stand-in-2"]}'])(
+    it.each(preset === 'claude' ? ['{preset: claude, args: ["--allowedTools", "Edit Write"]}', '{preset: claude, args: ["--permission-mode", "acceptEdits"]}'] : ['{preset: codex}', '{preset: codex, args: ["--model", "gpt-stand-in-2"]}', '{preset: codex, args: ["--sandbox", "danger-full-access"]}'])(
       'the documented setup %s lets the agent edit the checkout and still run holon',
       async (runner) => {
         const a = await setup(preset, { runner });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { project } from '../helpers/cli.js';
 import { runRecords, script, setRunner } from '../helpers/watch.js';
+import { codexPresetArgs } from '../../dist/runtime/runners.js';
 
 const FIXTURES = join(import.meta.dirname, '../fixtures/runners');
 
@@ -109,5 +110,17 @@ describe('runner failures', () => {
     const [r] = JSON.parse((await p.h(['watch', '--once', '--json'])).stdout).runs;
     expect(r).toMatchObject({ status: 'error', progress: false });
     expect(r.error).toMatch(/ENOENT|no JSON/);
+  });
+});
+
+describe('codex preset flags', () => {
+  it('leaves out the ones the user gives, since codex refuses a flag given twice', () => {
+    const all = ['--sandbox', 'workspace-write', '-c', 'approval_policy="never"', '-c', 'allow_login_shell=false', '--skip-git-repo-check'];
+    expect(codexPresetArgs([])).toEqual(all);
+    expect(codexPresetArgs(['--model', 'o3'])).toEqual(all);
+    for (const user of [['--sandbox', 'read-only'], ['-s', 'danger-full-access'], ['--sandbox=read-only'], ['--dangerously-bypass-approvals-and-sandbox']]) {
+      expect(codexPresetArgs(user)).toEqual(all.slice(2));
+    }
+    expect(codexPresetArgs(['--skip-git-repo-check'])).toEqual(all.slice(0, -1));
   });
 });

@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parseClaudeOutput, parseCodexOutput } from '../../dist/core/runner-output.js';
 import { agentProject, requestText, type Preset, type Turn } from './harness.js';
 
 /**
@@ -151,5 +152,22 @@ export function agentSuite(preset: Preset): void {
         expect(a.log(r)).not.toMatch(/"permission_denials":\[\{/);
       },
     );
+
+    it(preset === 'claude' ? 'a command outside Bash(holon *) is denied, and the run reports it' : 'in a login shell codex loses holon from PATH, and the run reports it', async () => {
+      // codex: a later -c wins, so this turns the login shell back on, as codex has it by default.
+      const a = await setup(preset, preset === 'codex' ? { runner: '{preset: codex, args: ["-c", "allow_login_shell=true"]}' } : {});
+      const id = await a.create('Review PR #102');
+      a.api.push({ shell: preset === 'claude' ? 'touch pwned.txt' : `holon progress ${id} "read the diff"` }, { text: 'Done.' });
+      const [r] = await a.once();
+      expect(r.progress).toBe(false);
+      const report = (preset === 'claude' ? parseClaudeOutput : parseCodexOutput)(a.log(r));
+      if (preset === 'claude') {
+        expect(existsSync(join(a.dir, 'pwned.txt'))).toBe(false);
+        expect(report.problems).toEqual(['denied: Bash(touch pwned.txt) (allow it in runner args, e.g. --allowedTools)']);
+      } else {
+        expect(report.problems).toHaveLength(1);
+        expect(report.problems[0]).toMatch(/holon: command not found \(in: \/bin\/bash -lc 'holon progress/);
+      }
+    });
   });
 }

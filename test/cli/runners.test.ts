@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { project } from '../helpers/cli.js';
 import { runRecords, script, setRunner } from '../helpers/watch.js';
-import { codexPresetArgs } from '../../dist/runtime/runners.js';
+import { codexPresetArgs, HeadTail } from '../../dist/runtime/runners.js';
+import { parseCodexOutput } from '../../dist/core/runner-output.js';
 
 const FIXTURES = join(import.meta.dirname, '../fixtures/runners');
 
@@ -122,5 +123,23 @@ describe('codex preset flags', () => {
       expect(codexPresetArgs(user)).toEqual(all.slice(2));
     }
     expect(codexPresetArgs(['--skip-git-repo-check'])).toEqual(all.slice(0, -1));
+  });
+});
+
+describe('what of a long output is kept for the parser', () => {
+  it('keeps the head and the tail in whole lines, so thread.started and the result both survive', () => {
+    const lines = ['{"type":"thread.started","thread_id":"t-1"}', ...Array.from({ length: 50 }, (_, i) => `{"type":"item.completed","n":${i}}`), '{"type":"turn.completed","usage":{"input_tokens":9,"output_tokens":2}}'];
+    const text = lines.join('\n') + '\n';
+    for (const chunk of [7, 13, 64, 1000]) {
+      const kept = new HeadTail(120, 300);
+      for (let i = 0; i < text.length; i += chunk) kept.push(text.slice(i, i + chunk));
+      const out = kept.text();
+      expect(out.length).toBeLessThanOrEqual(420);
+      for (const line of out.split('\n').filter(Boolean)) expect(lines).toContain(line);
+      expect(parseCodexOutput(out)).toMatchObject({ session_id: 't-1', ok: true, tokens: { uncached_input: 9, output: 2 } });
+    }
+    const small = new HeadTail(120, 300);
+    small.push('a\nb');
+    expect(small.text()).toBe('a\nb');
   });
 });

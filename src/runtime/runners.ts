@@ -64,9 +64,10 @@ export function codexPresetArgs(user: string[]): string[] {
 export const CODEX_ARGS = codexPresetArgs([]);
 
 /**
- * The process to start: `command` runs through the shell with the prompt on stdin; `claude` and
- * `codex` get the prompt as an argument and resume the session they reported last time. The user's
- * `args` come after the preset's (a later flag wins where the CLI lets one).
+ * The process to start, the prompt always on stdin: a resume prompt of a busy home can pass the
+ * 128 KiB a single argument may have on Linux (spawn fails with E2BIG). `command` runs through the
+ * shell; `claude -p` with no prompt argument and `codex exec -` read stdin; both resume the session
+ * they reported last time. The user's `args` come after the preset's.
  */
 export function invocation(cfg: RunnerConfig, prompt: string, session: string | null): Invocation {
   switch (cfg.preset) {
@@ -75,17 +76,17 @@ export function invocation(cfg: RunnerConfig, prompt: string, session: string | 
     case 'claude':
       return {
         file: cfg.command ?? 'claude',
-        args: ['-p', prompt, ...CLAUDE_ARGS, ...(session ? ['--resume', session] : []), ...cfg.args],
+        args: ['-p', ...CLAUDE_ARGS, ...(session ? ['--resume', session] : []), ...cfg.args],
         shell: false,
-        stdin: null,
+        stdin: prompt,
         parse: parseClaudeOutput,
       };
     case 'codex':
       return {
         file: cfg.command ?? 'codex',
-        args: ['exec', '--json', ...codexPresetArgs(cfg.args), ...cfg.args, ...(session ? ['resume', session] : []), prompt],
+        args: ['exec', '--json', ...codexPresetArgs(cfg.args), ...cfg.args, ...(session ? ['resume', session] : []), '-'],
         shell: false,
-        stdin: null,
+        stdin: prompt,
         parse: parseCodexOutput,
       };
   }

@@ -38,14 +38,14 @@ async function capture(name, preset, turns, { args = [], withHolon = true, resum
   };
   const session = resumeOf?.session;
   const argv = preset === 'claude'
-    ? ['-p', 'Record your work.', ...(args.length ? args : CLAUDE_ARGS), ...(session ? ['--resume', session] : [])]
-    : ['exec', '--json', ...(args.length ? args : CODEX_ARGS), ...(session ? ['resume', session] : []), 'Record your work.'];
+    ? ['-p', ...(args.length ? args : CLAUDE_ARGS), ...(session ? ['--resume', session] : [])]
+    : ['exec', '--json', ...(args.length ? args : CODEX_ARGS), ...(session ? ['resume', session] : []), '-'];
   // Not spawnSync: the stand-in answers from this process's event loop.
   const r = await new Promise((resolve) => {
     const child = spawn(binOf(preset), argv, { cwd: ws.dir, env, stdio: ['pipe', 'pipe', 'ignore'] });
     let stdout = '';
     child.stdout.on('data', (d) => (stdout += d));
-    child.stdin.end();
+    child.stdin.end('Record your work.');
     const t = setTimeout(() => child.kill('SIGKILL'), 60_000);
     child.on('close', (status) => (clearTimeout(t), resolve({ status, stdout })));
   });

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseClaudeOutput, parseCodexOutput } from '../../dist/core/runner-output.js';
@@ -168,6 +168,18 @@ export function agentSuite(preset: Preset): void {
         expect(report.problems).toHaveLength(1);
         expect(report.problems[0]).toMatch(/holon: command not found \(in: \/bin\/bash -lc 'holon progress/);
       }
+    });
+
+    it('a prompt longer than one argument may be (128 KiB) reaches the model whole', async () => {
+      const a = await setup(preset);
+      const id = await a.create('Review PR #102');
+      const file = a.workFile(id);
+      const long = `${'Read every line of the diff. '.repeat(8000)}END-OF-OBJECTIVE`;
+      writeFileSync(file, readFileSync(file, 'utf8').replace('## Objective\n\nReview PR #102\n', `## Objective\n\nReview PR #102\n\n${long}\n`));
+      a.api.push({ shell: `holon progress ${id} "read it all"` }, { text: 'Done.' });
+      const [r] = await a.once();
+      expect(r, a.log(r)).toMatchObject({ status: 'ok', progress: true });
+      expect(requestText(a.api.mainRequests[0].body)).toContain('END-OF-OBJECTIVE');
     });
   });
 }

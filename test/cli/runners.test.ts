@@ -18,7 +18,7 @@ function fakeBin(dir: string) {
   const common = `
 const fs = require('node:fs');
 const { execFileSync } = require('node:child_process');
-fs.appendFileSync(process.env.FAKE_LOG, JSON.stringify({ argv: process.argv.slice(2), wake: process.env.HOLON_WAKE, item: process.env.HOLON_WORK_ITEM }) + '\\n');
+fs.appendFileSync(process.env.FAKE_LOG, JSON.stringify({ argv: process.argv.slice(2), stdin: fs.readFileSync(0, 'utf8'), wake: process.env.HOLON_WAKE, item: process.env.HOLON_WORK_ITEM }) + '\\n');
 execFileSync('holon', ['progress', process.env.HOLON_WORK_ITEM, 'fake runner step'], { stdio: 'ignore' });
 `;
   script(join(bin, 'claude'), `#!/usr/bin/env node
@@ -70,16 +70,16 @@ describe.each([
     const calls = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(calls).toHaveLength(2);
     if (preset === 'claude') {
-      expect(calls[0].argv.slice(0, 1)).toEqual(['-p']);
-      expect(calls[0].argv[1]).toContain(`# Resume ${id}`);
-      const preset = ['--output-format', 'stream-json', '--verbose', '--allowedTools', 'Bash(holon *)'];
-      expect(calls[0].argv.slice(2)).toEqual(preset);
-      expect(calls[1].argv.slice(2)).toEqual([...preset, '--resume', first]);
+      const preset = ['-p', '--output-format', 'stream-json', '--verbose', '--allowedTools', 'Bash(holon *)'];
+      expect(calls[0].argv).toEqual(preset);
+      expect(calls[1].argv).toEqual([...preset, '--resume', first]);
     } else {
-      const preset = ['--sandbox', 'workspace-write', '-c', 'approval_policy="never"', '-c', 'allow_login_shell=false', '--skip-git-repo-check'];
-      expect(calls[0].argv).toEqual(['exec', '--json', ...preset, expect.stringContaining(`# Resume ${id}`)]);
-      expect(calls[1].argv.slice(0, -1)).toEqual(['exec', '--json', ...preset, 'resume', first]);
+      const preset = ['exec', '--json', '--sandbox', 'workspace-write', '-c', 'approval_policy="never"', '-c', 'allow_login_shell=false', '--skip-git-repo-check'];
+      expect(calls[0].argv).toEqual([...preset, '-']);
+      expect(calls[1].argv).toEqual([...preset, 'resume', first, '-']);
     }
+    // The prompt comes on stdin (an argument has a 128 KiB limit).
+    for (const c of calls) expect(c.stdin).toContain(`# Resume ${id}`);
     const sessions = JSON.parse(readFileSync(join(p.home, 'local/runs/sessions.json'), 'utf8'));
     expect(sessions[`rev/${id}`]).toMatchObject({ runner: preset, session_id: first });
     expect(readFileSync(p.workFile(id, 'rev'), 'utf8')).toMatch(/run r-\S+ \((claude|codex), interrupted\): ok, exit 0, [\d.]+s, tokens \d+\+\d+r\+\d+w in, \d+ out/);

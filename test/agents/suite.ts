@@ -181,5 +181,17 @@ export function agentSuite(preset: Preset): void {
       expect(r, a.log(r)).toMatchObject({ status: 'ok', progress: true });
       expect(requestText(a.api.mainRequests[0].body)).toContain('END-OF-OBJECTIVE');
     });
+
+    it("the agent's tool shell sees holon's run environment", async () => {
+      const a = await setup(preset, preset === 'claude' ? { runner: '{preset: claude, args: ["--allowedTools", "Bash(env)"]}' } : {});
+      const id = await a.create('Review PR #102');
+      a.api.push({ shell: 'env' }, { text: 'Done.' });
+      const [r] = await a.once();
+      const report = (preset === 'claude' ? parseClaudeOutput : parseCodexOutput)(a.log(r));
+      expect(report.problems).toEqual([]);
+      const seen = a.api.mainRequests[1].body;
+      const text = requestText(seen);
+      for (const v of [`HOLON_WORK_ITEM=${id}`, 'HOLON_AGENT=rev', 'HOLON_ACTOR=agent:rev', `HOLON_RUN_ID=${r.id}`, 'HOLON_WAKE=new_work', `.holon/local/bin`]) expect(text).toContain(v);
+    });
   });
 }

@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 // The real-agent tier (npm run test:agents): the pinned claude and codex CLIs against loopback
-// stand-ins of their model APIs. Each test starts real CLI processes, so files run one at a time.
+// stand-ins of their model APIs. One file per CLI, run side by side; the tests in a file run in order.
 export default defineConfig({
   test: {
     include: ['test/agents/**/*.test.ts'],

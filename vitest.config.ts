@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
+    // The real-agent tier has its own config and script (npm run test:agents).
+    exclude: ['test/agents/**', '**/node_modules/**'],
     pool: 'forks',
     // Two cores: the CLI tests spawn real processes, so keep parallelism modest.
     maxWorkers: 2,

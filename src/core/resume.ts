@@ -134,6 +134,7 @@ export function renderResume(r: ResumeContext): string {
   if (r.blocker) L.push('', '## Blocker', '', `${r.blocker.reason}`, `Recovery: ${r.blocker.recovery}`, 'A wake does not clear the blocker; only an explicit action does.');
   L.push('', '## On return', '', r.on_return || '(no note)');
   if (r.other_items.length) L.push('', '## Your other open items', '', ...r.other_items.map((o) => `- ${o.id} ${o.title} — ${o.summary}`));
-  L.push('', '## Record your work with', '', ...r.commands.map((c) => `    ${c}`));
+  // The id is written out: an agent CLI may refuse to auto-run a command holding a shell variable.
+  L.push('', '## Record your work with', '', `Run these as shown, with the item id ${w.id} written out (no shell variables):`, '', ...r.commands.map((c) => `    ${c}`));
   return L.join('\n') + '\n';
 }

@@ -202,7 +202,7 @@ export function stateAfter(result: CommandResult | null): ThreadState {
   return result?.status === 'blocked' ? 'blocked' : 'idle';
 }
 
-export const ZERO_USAGE: TokenUse = { uncached_input: 0, cache_read: 0, cache_write: 0, output: 0 };
+export const ZERO_USAGE: TokenUse = { uncached_input: 0, cache_read: 0, cache_write: 0, output: 0, reasoning: 0 };
 
 /** Sums token use (commands and checkpoints); missing reports count as zero. */
 export function sumUsage(uses: Array<TokenUse | null | undefined>): TokenUse {
@@ -213,6 +213,7 @@ export function sumUsage(uses: Array<TokenUse | null | undefined>): TokenUse {
     t.cache_read += u.cache_read;
     t.cache_write += u.cache_write;
     t.output += u.output;
+    t.reasoning += u.reasoning ?? 0;
   }
   return t;
 }
@@ -222,7 +223,7 @@ export function usageFrom(v: unknown): TokenUse | null {
   if (!v || typeof v !== 'object') return null;
   const u = v as Record<string, unknown>;
   const n = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) && x >= 0 ? x : 0);
-  return { uncached_input: n(u.uncached_input), cache_read: n(u.cache_read), cache_write: n(u.cache_write), output: n(u.output) };
+  return { uncached_input: n(u.uncached_input), cache_read: n(u.cache_read), cache_write: n(u.cache_write), output: n(u.output), reasoning: n(u.reasoning) };
 }
 
 /** Earlier commands as the context policy lets the child see them. */

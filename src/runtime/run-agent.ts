@@ -9,8 +9,9 @@ import { readAgent } from '../store/agents.js';
 import { readAdmitted } from '../store/event-store.js';
 import type { Home } from '../store/home.js';
 import { resumeContextFor } from '../store/resume-context.js';
-import { forgetSession, lastSession, listRuns, newRunId, rememberSession, runLogFile, runsDir, writeRun } from '../store/runs.js';
+import { forgetSession, lastSession, lastSessionTotals, listRuns, newRunId, rememberSession, runLogFile, runsDir, writeRun } from '../store/runs.js';
 import { mutateWork, readWorkFile, type WorkRef } from '../store/work-store.js';
+import { perRun } from '../core/runner-output.js';
 import { invocation, runnerConfig, startProcess, type ProcessOutcome, type RunnerConfig } from './runners.js';
 import { parseDuration } from '../core/time.js';
 
@@ -143,7 +144,7 @@ export function startRun(home: Home, job: RunJob, cfg: RunnerConfig, timeoutMs: 
 
 async function finishRun(home: Home, ref: WorkRef, run: RunRecord, cfg: RunnerConfig, o: ProcessOutcome, interrupted: boolean, startMs: number): Promise<RunRecord> {
   const endMs = Date.now();
-  const report = cfg.preset === 'command' ? null : invocation(cfg, '', null).parse!(o.stdout);
+  const report = cfg.preset === 'command' ? null : perRun(invocation(cfg, '', null).parse!(o.stdout), lastSessionTotals(home, run.agent, run.work_item, cfg.preset, run.resumed_session));
   run.ended_at = iso(endMs);
   run.duration_ms = endMs - startMs;
   run.exit_code = o.exit_code;
@@ -187,7 +188,7 @@ async function finishRun(home: Home, ref: WorkRef, run: RunRecord, cfg: RunnerCo
   }
   if (cfg.preset !== 'command' && report) {
     // A resume the runner could not even report on (the session is gone) starts afresh next time.
-    if (report.session_id) await rememberSession(home, run.agent, run.work_item, cfg.preset, report.session_id, run.id, endMs).catch(() => undefined);
+    if (report.session_id) await rememberSession(home, run.agent, run.work_item, cfg.preset, report.session_id, run.id, endMs, report.totals).catch(() => undefined);
     else if (run.resumed_session && run.status === 'error') await forgetSession(home, run.agent, run.work_item).catch(() => undefined);
   }
   writeRun(home, run);

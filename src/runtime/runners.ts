@@ -8,7 +8,7 @@ export interface RunnerConfig {
   preset: 'command' | 'claude' | 'codex';
   /** `command`: the shell command line. `claude`/`codex`: the executable (default `claude` / `codex`). */
   command: string | null;
-  /** Extra arguments for `claude`/`codex`, placed before the prompt (e.g. ["--permission-mode", "acceptEdits"]). */
+  /** Extra arguments for `claude`/`codex` after the preset's own (e.g. ["--allowedTools", "Edit Write"], ["--model", "o3"]). */
   args: string[];
 }
 
@@ -36,8 +36,38 @@ export interface Invocation {
 }
 
 /**
- * The process to start: `command` runs through the shell with the prompt on stdin; `claude` and
- * `codex` get the prompt as an argument and resume the session they reported last time.
+ * What a preset adds so the agent can record its work with no extra configuration (checked against
+ * Claude Code 2.1.332 and codex-cli 0.171.0):
+ * - claude: `-p` runs with no one to answer a permission prompt, so every tool call not allowed is
+ *   denied; `--allowedTools "Bash(holon *)"` lets the agent run holon commands. `stream-json --verbose`
+ *   also prints the tool calls and results, so denied or failing commands can be reported.
+ * - codex: `--full-auto` is gone; `--sandbox workspace-write` lets the agent write in the checkout (and
+ *   .holon/ in it), `approval_policy="never"` never waits for a person, `allow_login_shell=false` keeps
+ *   tool commands out of `bash -lc`, whose login profile resets PATH and loses holon, and
+ *   `--skip-git-repo-check` runs in a home whose folder is not a git checkout.
+ */
+export const CLAUDE_ARGS = ['--output-format', 'stream-json', '--verbose', '--allowedTools', 'Bash(holon *)'];
+
+/**
+ * The codex preset's flags minus those the user's `args` already give: codex refuses a flag given
+ * twice ("the argument '--sandbox <SANDBOX_MODE>' cannot be used multiple times"), and
+ * `--dangerously-bypass-approvals-and-sandbox` replaces the sandbox choice.
+ */
+export function codexPresetArgs(user: string[]): string[] {
+  const has = (...names: string[]) => user.some((a) => names.includes(a) || names.some((n) => n.startsWith('--') && a.startsWith(`${n}=`)));
+  const out: string[] = [];
+  if (!has('--sandbox', '-s', '--dangerously-bypass-approvals-and-sandbox')) out.push('--sandbox', 'workspace-write');
+  out.push('-c', 'approval_policy="never"', '-c', 'allow_login_shell=false');
+  if (!has('--skip-git-repo-check')) out.push('--skip-git-repo-check');
+  return out;
+}
+export const CODEX_ARGS = codexPresetArgs([]);
+
+/**
+ * The process to start, the prompt always on stdin: a resume prompt of a busy home can pass the
+ * 128 KiB a single argument may have on Linux (spawn fails with E2BIG). `command` runs through the
+ * shell; `claude -p` with no prompt argument and `codex exec -` read stdin; both resume the session
+ * they reported last time. The user's `args` come after the preset's.
  */
 export function invocation(cfg: RunnerConfig, prompt: string, session: string | null): Invocation {
   switch (cfg.preset) {
@@ -46,17 +76,17 @@ export function invocation(cfg: RunnerConfig, prompt: string, session: string | 
     case 'claude':
       return {
         file: cfg.command ?? 'claude',
-        args: ['-p', prompt, '--output-format', 'json', ...(session ? ['--resume', session] : []), ...cfg.args],
+        args: ['-p', ...CLAUDE_ARGS, ...(session ? ['--resume', session] : []), ...cfg.args],
         shell: false,
-        stdin: null,
+        stdin: prompt,
         parse: parseClaudeOutput,
       };
     case 'codex':
       return {
         file: cfg.command ?? 'codex',
-        args: ['exec', '--json', ...cfg.args, ...(session ? ['resume', session] : []), prompt],
+        args: ['exec', '--json', ...codexPresetArgs(cfg.args), ...cfg.args, ...(session ? ['resume', session] : []), '-'],
         shell: false,
-        stdin: null,
+        stdin: prompt,
         parse: parseCodexOutput,
       };
   }
@@ -70,7 +100,55 @@ export interface ProcessOutcome {
   spawn_error: string | null;
 }
 
-const MAX_CAPTURE = 4 * 1024 * 1024;
+/**
+ * How much stdout is kept for parsing: the head (codex's thread.started, claude's init) and the tail
+ * (the result line, turn.completed). A long stream-json run can print far more; what lies between is
+ * dropped at a line break, so the parsers see whole lines only. The log file keeps everything.
+ */
+const HEAD_CAPTURE = 1024 * 1024;
+const TAIL_CAPTURE = 3 * 1024 * 1024;
+
+/** Keeps the first `headMax` and the last `tailMax` characters of a stream, cut at line breaks. */
+export class HeadTail {
+  private head = '';
+  private tail = '';
+  private dropped = false;
+  /** The tail starts at the beginning of a line (nothing was cut off its front). */
+  private clean = true;
+  constructor(
+    private readonly headMax = HEAD_CAPTURE,
+    private readonly tailMax = TAIL_CAPTURE,
+  ) {}
+  push(chunk: string): void {
+    if (!this.dropped && this.head.length + chunk.length <= this.headMax) {
+      this.head += chunk;
+      return;
+    }
+    if (!this.dropped) {
+      const room = this.headMax - this.head.length;
+      this.head += chunk.slice(0, room);
+      chunk = chunk.slice(room);
+      this.dropped = true;
+      this.clean = this.head.endsWith('\n');
+    }
+    this.tail += chunk;
+    if (this.tail.length > this.tailMax * 2) {
+      this.tail = this.tail.slice(-this.tailMax);
+      this.clean = false;
+    }
+  }
+  text(): string {
+    if (!this.dropped) return this.head;
+    let tail = this.tail;
+    let clean = this.clean;
+    if (tail.length > this.tailMax) {
+      tail = tail.slice(-this.tailMax);
+      clean = false;
+    }
+    if (!clean) tail = tail.slice(tail.indexOf('\n') + 1);
+    return this.head.slice(0, this.head.lastIndexOf('\n') + 1) + tail;
+  }
+}
 
 export interface StartedProcess {
   pid: number | null;
@@ -86,7 +164,7 @@ export interface StartedProcess {
 export function startProcess(inv: Invocation, opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; logFile: string }): StartedProcess {
   const log = createWriteStream(opts.logFile, { flags: 'a' });
   const child = spawn(inv.file, inv.args, { cwd: opts.cwd, env: opts.env, shell: inv.shell, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
-  let stdout = '';
+  const stdout = new HeadTail();
   let timedOut = false;
   const killGroup = (signal: NodeJS.Signals = 'SIGTERM') => {
     if (!child.pid) return;
@@ -97,7 +175,7 @@ export function startProcess(inv: Invocation, opts: { cwd: string; env: NodeJS.P
     }
   };
   child.stdout!.on('data', (d: Buffer) => {
-    if (stdout.length < MAX_CAPTURE) stdout += d.toString('utf8');
+    stdout.push(d.toString('utf8'));
     log.write(d);
   });
   child.stderr!.on('data', (d: Buffer) => log.write(d));
@@ -120,7 +198,7 @@ export function startProcess(inv: Invocation, opts: { cwd: string; env: NodeJS.P
       clearTimeout(timer);
       if (hardKill) clearTimeout(hardKill);
       log.end();
-      resolve({ exit_code: code, signal, timed_out: timedOut, stdout, spawn_error: spawnError });
+      resolve({ exit_code: code, signal, timed_out: timedOut, stdout: stdout.text(), spawn_error: spawnError });
     };
     child.on('error', (err) => {
       spawnError = err.message;

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { formatId } from '../core/ids.js';
 import type { RunRecord } from '../core/run-record.js';
+import type { SessionTotals } from '../core/runner-output.js';
 import { iso } from '../core/time.js';
 import { writeFileAtomic } from './atomic-write.js';
 import type { Home } from './home.js';
@@ -70,6 +71,8 @@ export interface SessionEntry {
   session_id: string;
   updated_at: string;
   run: string;
+  /** The running totals the runner printed at the end of that run, to take this run's share from the next totals. */
+  totals?: SessionTotals;
 }
 
 const sessionsFile = (home: Home) => join(runsDir(home), 'sessions.json');
@@ -89,6 +92,12 @@ export function lastSession(home: Home, agent: string, item: string, runner: str
   return e && e.runner === runner ? e.session_id : null;
 }
 
+/** The totals remembered with the session `sessionId` of agent+item; null for another or an unknown session. */
+export function lastSessionTotals(home: Home, agent: string, item: string, runner: string, sessionId: string | null): SessionTotals | null {
+  const e = readSessions(home)[sessionKey(agent, item)];
+  return sessionId && e && e.runner === runner && e.session_id === sessionId ? (e.totals ?? null) : null;
+}
+
 /** Forgets the session of agent+item (it could not be resumed), so the next run starts a new one. */
 export async function forgetSession(home: Home, agent: string, item: string): Promise<void> {
   await withLock(home.local, 'runs.sessions', () => {
@@ -99,11 +108,11 @@ export async function forgetSession(home: Home, agent: string, item: string): Pr
   });
 }
 
-export async function rememberSession(home: Home, agent: string, item: string, runner: string, sessionId: string, run: string, nowMs: number): Promise<void> {
+export async function rememberSession(home: Home, agent: string, item: string, runner: string, sessionId: string, run: string, nowMs: number, totals?: SessionTotals): Promise<void> {
   mkdirSync(runsDir(home), { recursive: true });
   await withLock(home.local, 'runs.sessions', () => {
     const all = readSessions(home);
-    all[sessionKey(agent, item)] = { runner, session_id: sessionId, updated_at: iso(nowMs), run };
+    all[sessionKey(agent, item)] = { runner, session_id: sessionId, updated_at: iso(nowMs), run, ...(totals ? { totals } : {}) };
     writeFileAtomic(sessionsFile(home), JSON.stringify(all, null, 2) + '\n', join(home.local, 'tmp'));
   });
 }

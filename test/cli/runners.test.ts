@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { project } from '../helpers/cli.js';
 import { runRecords, script, setRunner } from '../helpers/watch.js';
+import { codexPresetArgs, HeadTail } from '../../dist/runtime/runners.js';
+import { parseCodexOutput } from '../../dist/core/runner-output.js';
 
 const FIXTURES = join(import.meta.dirname, '../fixtures/runners');
 
@@ -16,7 +18,7 @@ function fakeBin(dir: string) {
   const common = `
 const fs = require('node:fs');
 const { execFileSync } = require('node:child_process');
-fs.appendFileSync(process.env.FAKE_LOG, JSON.stringify({ argv: process.argv.slice(2), wake: process.env.HOLON_WAKE, item: process.env.HOLON_WORK_ITEM }) + '\\n');
+fs.appendFileSync(process.env.FAKE_LOG, JSON.stringify({ argv: process.argv.slice(2), stdin: fs.readFileSync(0, 'utf8'), wake: process.env.HOLON_WAKE, item: process.env.HOLON_WORK_ITEM }) + '\\n');
 execFileSync('holon', ['progress', process.env.HOLON_WORK_ITEM, 'fake runner step'], { stdio: 'ignore' });
 `;
   script(join(bin, 'claude'), `#!/usr/bin/env node
@@ -48,8 +50,8 @@ function interruptLast(home: string) {
 }
 
 describe.each([
-  ['claude', 'sess-first', { uncached_input: 42, cache_read: 51290, cache_write: 6125, output: 1187 }, 0.0873215],
-  ['codex', 'thread-first', { uncached_input: 315, cache_read: 24448, cache_write: 0, output: 122 }, null],
+  ['claude', 'sess-first', { uncached_input: 42, cache_read: 51290, cache_write: 6125, output: 1187, reasoning: 0 }, 0.0873215],
+  ['codex', 'thread-first', { uncached_input: 315, cache_read: 24448, cache_write: 0, output: 122, reasoning: 0 }, null],
 ])('%s runner', (preset, first, tokens, cost) => {
   it('starts a session, records tokens and cost, and resumes the same session next time', async () => {
     const p = await project('rev');
@@ -68,15 +70,16 @@ describe.each([
     const calls = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(calls).toHaveLength(2);
     if (preset === 'claude') {
-      expect(calls[0].argv.slice(0, 1)).toEqual(['-p']);
-      expect(calls[0].argv[1]).toContain(`# Resume ${id}`);
-      expect(calls[0].argv.slice(2)).toEqual(['--output-format', 'json']);
-      expect(calls[1].argv.slice(2)).toEqual(['--output-format', 'json', '--resume', first]);
+      const preset = ['-p', '--output-format', 'stream-json', '--verbose', '--allowedTools', 'Bash(holon *)'];
+      expect(calls[0].argv).toEqual(preset);
+      expect(calls[1].argv).toEqual([...preset, '--resume', first]);
     } else {
-      expect(calls[0].argv.slice(0, 2)).toEqual(['exec', '--json']);
-      expect(calls[0].argv[2]).toContain(`# Resume ${id}`);
-      expect(calls[1].argv.slice(0, 4)).toEqual(['exec', '--json', 'resume', first]);
+      const preset = ['exec', '--json', '--sandbox', 'workspace-write', '-c', 'approval_policy="never"', '-c', 'allow_login_shell=false', '--skip-git-repo-check'];
+      expect(calls[0].argv).toEqual([...preset, '-']);
+      expect(calls[1].argv).toEqual([...preset, 'resume', first, '-']);
     }
+    // The prompt comes on stdin (an argument has a 128 KiB limit).
+    for (const c of calls) expect(c.stdin).toContain(`# Resume ${id}`);
     const sessions = JSON.parse(readFileSync(join(p.home, 'local/runs/sessions.json'), 'utf8'));
     expect(sessions[`rev/${id}`]).toMatchObject({ runner: preset, session_id: first });
     expect(readFileSync(p.workFile(id, 'rev'), 'utf8')).toMatch(/run r-\S+ \((claude|codex), interrupted\): ok, exit 0, [\d.]+s, tokens \d+\+\d+r\+\d+w in, \d+ out/);
@@ -108,5 +111,35 @@ describe('runner failures', () => {
     const [r] = JSON.parse((await p.h(['watch', '--once', '--json'])).stdout).runs;
     expect(r).toMatchObject({ status: 'error', progress: false });
     expect(r.error).toMatch(/ENOENT|no JSON/);
+  });
+});
+
+describe('codex preset flags', () => {
+  it('leaves out the ones the user gives, since codex refuses a flag given twice', () => {
+    const all = ['--sandbox', 'workspace-write', '-c', 'approval_policy="never"', '-c', 'allow_login_shell=false', '--skip-git-repo-check'];
+    expect(codexPresetArgs([])).toEqual(all);
+    expect(codexPresetArgs(['--model', 'o3'])).toEqual(all);
+    for (const user of [['--sandbox', 'read-only'], ['-s', 'danger-full-access'], ['--sandbox=read-only'], ['--dangerously-bypass-approvals-and-sandbox']]) {
+      expect(codexPresetArgs(user)).toEqual(all.slice(2));
+    }
+    expect(codexPresetArgs(['--skip-git-repo-check'])).toEqual(all.slice(0, -1));
+  });
+});
+
+describe('what of a long output is kept for the parser', () => {
+  it('keeps the head and the tail in whole lines, so thread.started and the result both survive', () => {
+    const lines = ['{"type":"thread.started","thread_id":"t-1"}', ...Array.from({ length: 50 }, (_, i) => `{"type":"item.completed","n":${i}}`), '{"type":"turn.completed","usage":{"input_tokens":9,"output_tokens":2}}'];
+    const text = lines.join('\n') + '\n';
+    for (const chunk of [7, 13, 64, 1000]) {
+      const kept = new HeadTail(120, 300);
+      for (let i = 0; i < text.length; i += chunk) kept.push(text.slice(i, i + chunk));
+      const out = kept.text();
+      expect(out.length).toBeLessThanOrEqual(420);
+      for (const line of out.split('\n').filter(Boolean)) expect(lines).toContain(line);
+      expect(parseCodexOutput(out)).toMatchObject({ session_id: 't-1', ok: true, tokens: { uncached_input: 9, output: 2 } });
+    }
+    const small = new HeadTail(120, 300);
+    small.push('a\nb');
+    expect(small.text()).toBe('a\nb');
   });
 });

@@ -12,14 +12,14 @@ describe('claude --output-format json', () => {
   it('reads session, success, tokens (input_tokens is already uncached) and cost', () => {
     const r = parseClaudeOutput(fixture('claude-success.json'));
     expect(r).toMatchObject({ session_id: '0e639165-79b1-4bd4-bb0f-4cb4c15115d4', ok: true, error: null, cost_usd: 0.0873215 });
-    expect(r.tokens).toEqual({ uncached_input: 42, cache_read: 51290, cache_write: 6125, output: 1187 });
+    expect(r.tokens).toEqual({ uncached_input: 42, cache_read: 51290, cache_write: 6125, output: 1187, reasoning: 0 });
   });
   it('reports an error result with its subtype, keeping session and usage', () => {
     const r = parseClaudeOutput(fixture('claude-error.json'));
     expect(r.ok).toBe(false);
     expect(r.error).toMatch(/error_max_turns/);
     expect(r.session_id).toBe('5b7a1c0e-2d3f-4e6a-8b9c-0d1e2f3a4b5c');
-    expect(r.tokens).toEqual({ uncached_input: 310, cache_read: 401233, cache_write: 20480, output: 5120 });
+    expect(r.tokens).toEqual({ uncached_input: 310, cache_read: 401233, cache_write: 20480, output: 5120, reasoning: 0 });
   });
   it('finds the result after log noise, and fails cleanly on no JSON', () => {
     expect(parseClaudeOutput('warming up\n' + fixture('claude-success.json')).ok).toBe(true);
@@ -32,7 +32,7 @@ describe('codex exec --json', () => {
   it('reads the thread id and normalizes usage (input_tokens includes cached)', () => {
     const r = parseCodexOutput(fixture('codex-success.jsonl'));
     expect(r).toMatchObject({ session_id: '019a2d7a-41c4-78b1-b7cc-a45d62a89cd5', ok: true, error: null, cost_usd: null });
-    expect(r.tokens).toEqual({ uncached_input: 24763 - 24448, cache_read: 24448, cache_write: 0, output: 122 });
+    expect(r.tokens).toEqual({ uncached_input: 24763 - 24448, cache_read: 24448, cache_write: 0, output: 122, reasoning: 0 });
     expect(r.result).toMatch(/waiting for the author/);
   });
   it('reports turn.failed as an error with the thread id', () => {
@@ -40,10 +40,10 @@ describe('codex exec --json', () => {
     expect(r).toMatchObject({ session_id: '0199a213-81c0-7800-8aa1-bbab2a035a53', ok: false, tokens: null });
     expect(r.error).toMatch(/stream disconnected/);
   });
-  it('sums usage over several turns and says when there was no turn.completed', () => {
-    const two = '{"type":"thread.started","thread_id":"t1"}\n{"type":"turn.completed","usage":{"input_tokens":100,"cached_input_tokens":40,"output_tokens":5}}\n{"type":"turn.completed","usage":{"input_tokens":50,"cached_input_tokens":50,"output_tokens":7}}\n';
-    expect(parseCodexOutput(two).tokens).toEqual({ uncached_input: 60, cache_read: 90, cache_write: 0, output: 12 });
-    expect(parseCodexOutput('{"type":"thread.started","thread_id":"t1"}\n')).toMatchObject({ ok: false, session_id: 't1' });
+  it('takes the last turn.completed as the thread total and says when there was no turn.completed', () => {
+    const two = '{"type":"thread.started","thread_id":"t1"}\n{"type":"turn.completed","usage":{"input_tokens":100,"cached_input_tokens":40,"output_tokens":5}}\n{"type":"turn.completed","usage":{"input_tokens":150,"cached_input_tokens":90,"output_tokens":12}}\n';
+    expect(parseCodexOutput(two).tokens).toEqual({ uncached_input: 60, cache_read: 90, cache_write: 0, output: 12, reasoning: 0 });
+    expect(parseCodexOutput('{"type":"thread.started","thread_id":"t1"}\n')).toMatchObject({ ok: false, session_id: 't1', outside: false });
   });
 });
 
@@ -61,7 +61,7 @@ describe('no-progress streak', () => {
     expect(noProgressStreak([])).toBe(0);
   });
   it('writes one History line with reason, status, tokens and cost', () => {
-    const line = historyLine(run({ tokens: { uncached_input: 3, cache_read: 10, cache_write: 2, output: 7 }, cost_usd: 0.01, reasons: ['wait_triggered', 'operator_message'] }));
+    const line = historyLine(run({ tokens: { uncached_input: 3, cache_read: 10, cache_write: 2, output: 7, reasoning: 0 }, cost_usd: 0.01, reasons: ['wait_triggered', 'operator_message'] }));
     expect(line).toBe('run r-1 (command, wait_triggered+operator_message): ok, exit 0, 1.0s, tokens 3+10r+2w in, 7 out, $0.0100, no progress');
     expect(line).not.toContain('\n');
   });

@@ -1,0 +1,3 @@
+import { agentSuite } from './suite.js';
+
+agentSuite('claude');

@@ -1,0 +1,197 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseClaudeOutput, parseCodexOutput } from '../../dist/core/runner-output.js';
+import { agentProject, requestText, type Preset, type Turn } from './harness.js';
+
+/**
+ * The real `claude` and `codex` CLIs (pinned, installed by install-clis.mjs) under `holon watch`,
+ * against loopback stand-ins of their model APIs. The scripted model calls the CLI's own shell tool
+ * (Bash / exec_command) with literal holon commands, as a real model reading the resume prompt would.
+ */
+const closers: Array<() => Promise<void>> = [];
+
+async function setup(preset: Preset, opts: { runner?: string; runTimeout?: string } = {}) {
+  const a = await agentProject(preset, opts);
+  closers.push(a.close);
+  return a;
+}
+
+/** The token figures holon must record for a run whose model requests reported these usages. */
+function expected(preset: Preset, turns: Turn[]) {
+  const sum = (k: keyof NonNullable<Turn['usage']>) => turns.reduce((n, t) => n + (t.usage?.[k] ?? 0), 0);
+  // Claude reports no reasoning figure from a stand-in that streams no thinking blocks; the output
+  // figure each API reports includes the reasoning tokens.
+  return preset === 'claude'
+    ? { uncached_input: sum('input'), cache_read: sum('cache_read'), cache_write: sum('cache_write'), output: sum('output'), reasoning: 0 }
+    : { uncached_input: sum('input'), cache_read: sum('cache_read'), cache_write: sum('cache_write'), output: sum('output') + sum('reasoning'), reasoning: sum('reasoning') };
+}
+
+/** The tier's tests for one CLI (claude.test.ts and codex.test.ts run in parallel). */
+export function agentSuite(preset: Preset): void {
+  afterEach(async () => {
+    while (closers.length) await closers.pop()!();
+  });
+
+  describe(`${preset}, the real CLI`, () => {
+    it('records progress and a new wait from inside its run, resumes the same session on the wake, and counts tokens per run', async () => {
+      const a = await setup(preset);
+      const id = await a.create('Review PR #102');
+      const first: Turn[] = [
+        { shell: `holon progress ${id} "read the diff: two files changed"`, usage: { input: 1200, cache_read: 300, cache_write: 800, output: 40, reasoning: 12 } },
+        { shell: `holon wait ${id} --for external:ci:run/42 --reason "CI on the new commit"`, usage: { input: 90, cache_read: 2100, cache_write: 60, output: 25, reasoning: 5 } },
+        { text: 'Recorded progress; waiting for CI.', usage: { input: 30, cache_read: 2200, cache_write: 0, output: 12, reasoning: 0 } },
+      ];
+      a.api.push(...first);
+      const [r1] = await a.once();
+      expect(r1, a.log(r1)).toMatchObject({ runner: preset, status: 'ok', progress: true, resumed_session: null, error: null });
+      expect(r1.session_id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(r1.tokens).toEqual(expected(preset, first));
+      if (preset === 'claude') expect(r1.cost_usd).toBeGreaterThan(0);
+      else expect(r1.cost_usd).toBeNull();
+      expect(a.api.mainRequests).toHaveLength(3);
+      expect(a.api.remaining).toBe(0);
+      // The prompt names the item literally: the model never had to expand a shell variable.
+      expect(requestText(a.api.mainRequests[0].body)).toContain(`holon progress ${id} `);
+      expect(requestText(a.api.mainRequests[0].body)).not.toContain('$HOLON_WORK_ITEM');
+      // What the agent ran through its shell tool is in the record.
+      const shown = await a.json(['show', id]);
+      expect(JSON.stringify(shown)).toContain('read the diff: two files changed');
+      const wait = shown.waits.find((w: any) => w.resource === 'ci:run/42');
+      expect(wait).toMatchObject({ kind: 'external', status: 'active', reason: 'CI on the new commit' });
+      expect(a.sessions()[`rev/${id}`]).toMatchObject({ runner: preset, session_id: r1.session_id, run: r1.id });
+
+      // Nothing happened: the watcher starts nothing and the model is not asked anything.
+      expect(await a.once()).toEqual([]);
+      expect(a.api.requests.filter((r) => r.main)).toHaveLength(3);
+
+      // CI reports: the wake resumes the same session, which sends the earlier conversation along.
+      expect((await a.h(['notify', 'ci:run/42'])).code).toBe(0);
+      const second: Turn[] = preset === 'claude'
+        ? first.map((t, i) => (i === 2 ? { text: 'CI passed.', usage: t.usage } : i === 0 ? { shell: `holon progress ${id} "CI passed on the new commit"`, usage: t.usage } : { shell: `holon wait ${id} --resolve ${wait.id}`, usage: t.usage }))
+        : [
+            { shell: `holon progress ${id} "CI passed on the new commit"`, usage: { input: 400, cache_read: 5000, cache_write: 100, output: 30, reasoning: 9 } },
+            { shell: `holon wait ${id} --resolve ${wait.id}`, usage: { input: 50, cache_read: 5400, cache_write: 0, output: 20, reasoning: 3 } },
+            { text: 'CI passed.', usage: { input: 20, cache_read: 5500, cache_write: 0, output: 8, reasoning: 0 } },
+          ];
+      a.api.push(...second);
+      const [r2] = await a.once();
+      expect(r2, a.log(r2)).toMatchObject({ status: 'ok', progress: true, session_id: r1.session_id, resumed_session: r1.session_id });
+      expect(r2.reasons).toContain('wait_triggered');
+      // This run's figures, not the session's running totals.
+      expect(r2.tokens).toEqual(expected(preset, second));
+      if (preset === 'claude') expect(r2.cost_usd).toBeCloseTo(r1.cost_usd, 10);
+      const resumed = requestText(a.api.mainRequests[3].body);
+      expect(resumed).toContain('read the diff: two files changed');
+      expect(resumed).toContain('Recorded progress; waiting for CI.');
+      expect(a.api.mainRequests).toHaveLength(6);
+      const after = await a.json(['show', id]);
+      expect(JSON.stringify(after)).toContain('CI passed on the new commit');
+      expect(after.waits.find((w: any) => w.id === wait.id).status).not.toBe('triggered');
+    });
+
+    it.each<[string, Turn, RegExp]>([
+      // What each CLI itself says (codex calls a 500 "high demand").
+      ['HTTP 500', { fail: 500 }, preset === 'claude' ? /^API Error: 500 stand-in HTTP 500/ : /high demand/],
+      ['HTTP 429', { fail: 429 }, preset === 'claude' ? /^API Error: Request rejected \(429\)/ : /429 Too Many Requests/],
+      ['a malformed stream', { malformed: true }, preset === 'claude' ? /^API error: the model's answer came back empty/ : /^stream disconnected before completion/],
+    ])('an API failure (%s) is a failed run with a one-line cause', async (_what, turn, cause) => {
+      const a = await setup(preset);
+      await a.create('Review PR #102');
+      a.api.push(turn, turn, turn, turn);
+      const [r] = await a.once();
+      expect(r, a.log(r)).toMatchObject({ status: 'error', progress: false });
+      expect(r.error).toMatch(cause);
+      expect(r.error).not.toContain('\n');
+      expect(a.api.mainRequests.length).toBeGreaterThan(0);
+    });
+
+    it('a model API that never answers ends at the run timeout, its process group killed', async () => {
+      const a = await setup(preset, { runTimeout: '4s' });
+      await a.create('Review PR #102');
+      a.api.push({ hang: true }, { hang: true });
+      const [r] = await a.once();
+      expect(r).toMatchObject({ status: 'timeout', progress: false });
+      expect(r.error).toMatch(/run timeout/);
+      expect(a.api.mainRequests.length).toBeGreaterThan(0);
+    });
+
+    it('a CLI that is not installed is a failed run naming the missing executable, and no model request', async () => {
+      const a = await setup(preset, { runner: `{preset: ${preset}, command: /nonexistent/${preset}}` });
+      await a.create('Review PR #102');
+      const [r] = await a.once();
+      expect(r).toMatchObject({ status: 'error', progress: false });
+      expect(r.error).toMatch(new RegExp(`ENOENT.*/nonexistent/${preset}|/nonexistent/${preset}.*ENOENT`));
+      expect(a.api.requests).toHaveLength(0);
+    });
+
+    it('an idle home makes no model request', async () => {
+      // (An item that ran and waits makes none either: see the first test.)
+      const a = await setup(preset);
+      expect(await a.once()).toEqual([]);
+      expect(a.api.requests).toHaveLength(0);
+    });
+
+    it.each(preset === 'claude' ? ['{preset: claude, args: ["--allowedTools", "Edit Write"]}', '{preset: claude, args: ["--permission-mode", "acceptEdits"]}'] : ['{preset: codex}', '{preset: codex, args: ["--model", "gpt-stand-in-2"]}', '{preset: codex, args: ["--sandbox", "danger-full-access"]}'])(
+      'the documented setup %s lets the agent edit the checkout and still run holon',
+      async (runner) => {
+        const a = await setup(preset, { runner });
+        const id = await a.create('Write the review notes');
+        const notes = join(a.dir, 'notes.md');
+        a.api.push(
+          preset === 'claude' ? { tool: { name: 'Write', input: { file_path: notes, content: 'LGTM\n' } } } : { shell: `printf 'LGTM\\n' > notes.md` },
+          { shell: `holon progress ${id} "wrote notes.md"` },
+          { text: 'Done.' },
+        );
+        const [r] = await a.once();
+        expect(r, a.log(r)).toMatchObject({ status: 'ok', progress: true });
+        expect(readFileSync(notes, 'utf8')).toBe('LGTM\n');
+        expect(JSON.stringify(await a.json(['show', id]))).toContain('wrote notes.md');
+        if (runner.includes('--model')) expect(a.api.mainRequests.every((q) => q.body.model === 'gpt-stand-in-2')).toBe(true);
+        // Nothing was denied along the way.
+        expect(a.log(r)).not.toMatch(/"permission_denials":\[\{/);
+      },
+    );
+
+    it(preset === 'claude' ? 'a command outside Bash(holon *) is denied, and the run reports it' : 'in a login shell codex loses holon from PATH, and the run reports it', async () => {
+      // codex: a later -c wins, so this turns the login shell back on, as codex has it by default.
+      const a = await setup(preset, preset === 'codex' ? { runner: '{preset: codex, args: ["-c", "allow_login_shell=true"]}' } : {});
+      const id = await a.create('Review PR #102');
+      a.api.push({ shell: preset === 'claude' ? 'touch pwned.txt' : `holon progress ${id} "read the diff"` }, { text: 'Done.' });
+      const [r] = await a.once();
+      expect(r.progress).toBe(false);
+      const report = (preset === 'claude' ? parseClaudeOutput : parseCodexOutput)(a.log(r));
+      if (preset === 'claude') {
+        expect(existsSync(join(a.dir, 'pwned.txt'))).toBe(false);
+        expect(report.problems).toEqual(['denied: Bash(touch pwned.txt) (allow it in runner args, e.g. --allowedTools)']);
+      } else {
+        expect(report.problems).toHaveLength(1);
+        expect(report.problems[0]).toMatch(/holon: command not found \(in: \/bin\/bash -lc 'holon progress/);
+      }
+    });
+
+    it('a prompt longer than one argument may be (128 KiB) reaches the model whole', async () => {
+      const a = await setup(preset);
+      const id = await a.create('Review PR #102');
+      const file = a.workFile(id);
+      const long = `${'Read every line of the diff. '.repeat(8000)}END-OF-OBJECTIVE`;
+      writeFileSync(file, readFileSync(file, 'utf8').replace('## Objective\n\nReview PR #102\n', `## Objective\n\nReview PR #102\n\n${long}\n`));
+      a.api.push({ shell: `holon progress ${id} "read it all"` }, { text: 'Done.' });
+      const [r] = await a.once();
+      expect(r, a.log(r)).toMatchObject({ status: 'ok', progress: true });
+      expect(requestText(a.api.mainRequests[0].body)).toContain('END-OF-OBJECTIVE');
+    });
+
+    it("the agent's tool shell sees holon's run environment", async () => {
+      const a = await setup(preset, preset === 'claude' ? { runner: '{preset: claude, args: ["--allowedTools", "Bash(env)"]}' } : {});
+      const id = await a.create('Review PR #102');
+      a.api.push({ shell: 'env' }, { text: 'Done.' });
+      const [r] = await a.once();
+      const report = (preset === 'claude' ? parseClaudeOutput : parseCodexOutput)(a.log(r));
+      expect(report.problems).toEqual([]);
+      const seen = a.api.mainRequests[1].body;
+      const text = requestText(seen);
+      for (const v of [`HOLON_WORK_ITEM=${id}`, 'HOLON_AGENT=rev', 'HOLON_ACTOR=agent:rev', `HOLON_RUN_ID=${r.id}`, 'HOLON_WAKE=new_work', `.holon/local/bin`]) expect(text).toContain(v);
+    });
+  });
+}

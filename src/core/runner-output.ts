@@ -9,6 +9,8 @@ export interface TokenUse {
   cache_read: number;
   cache_write: number;
   output: number;
+  /** Reasoning tokens, when the runner reports them apart (part of `output` or not, as the runner counts). */
+  reasoning?: number;
 }
 
 export interface RunnerReport {
@@ -19,6 +21,10 @@ export interface RunnerReport {
   cost_usd: number | null;
   /** The agent's final message, when the runner prints one. */
   result: string | null;
+  /** One-line problems seen in the run: denied tool calls, `command not found`. */
+  problems?: string[];
+  /** The run failed for a reason outside the agent: API error, HTTP 5xx/429, a broken stream. */
+  outside?: boolean;
 }
 
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);

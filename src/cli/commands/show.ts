@@ -1,4 +1,6 @@
 import { viewOf } from '../../core/workitem.js';
+import { fmtTokens, sumRuns } from '../../core/run-record.js';
+import { listRuns } from '../../store/runs.js';
 import { readFocus } from '../../store/focus.js';
 import { readWorkFile } from '../../store/work-store.js';
 import type { Ctx } from '../context.js';
@@ -12,7 +14,9 @@ export function run(ctx: Ctx, args: string[], opts: { json?: boolean }): void {
   const doc = readWorkFile(ref.file, ref.id);
   const view = viewOf(doc);
   const focus = readFocus(ctx.home(), ref.agent).work_item === ref.id;
-  if (opts.json) return printJson({ ...view, focus, file: ref.file });
+  // What the watcher's runs on this item used, summed (this machine's run records).
+  const totals = sumRuns(listRuns(ctx.home(), { work: ref.id }).filter((r) => r.work_item === ref.id));
+  if (opts.json) return printJson({ ...view, focus, file: ref.file, runs: totals.runs, tokens: totals.tokens, cost_usd: totals.cost_usd });
   const i = view;
   out(`${bold(i.id)}  ${i.title}`);
   out(dim(`status ${i.status} · class ${i.class} · priority ${i.priority ?? '-'} · agent ${i.agent} · revision ${i.revision}${focus ? ' · focus' : ''}`));
@@ -23,6 +27,7 @@ export function run(ctx: Ctx, args: string[], opts: { json?: boolean }): void {
   }
   if (i.blocker) out(`blocker: ${i.blocker.reason} — recovery: ${i.blocker.recovery}`);
   if (i.claim) out(`claim: ${i.claim.holder}${i.claim.expires_at ? ` until ${i.claim.expires_at}` : ''}`);
+  if (totals.runs) out(`runs: ${totals.runs}${totals.tokens ? `, ${fmtTokens(totals.tokens)}` : ''}${totals.cost_usd !== null ? `, $${totals.cost_usd.toFixed(4)}` : ''} (holon runs --work ${i.id})`);
   out(dim(relPath(ctx.cwd, ref.file)));
   out(doc.body.replace(/^\n+/, '\n').replace(/\s+$/, ''));
 }

@@ -92,10 +92,10 @@ export function sumRuns(runs: Array<Pick<RunRecord, 'tokens' | 'cost_usd'>>): Ru
 
 /** The one-line History entry a run leaves on its WorkItem. */
 export function historyLine(r: RunRecord): string {
-  const parts = [`run ${r.id} (${r.runner}, ${r.reasons.join('+')}): ${r.status}`];
-  if (r.exit_code !== null) parts.push(`exit ${r.exit_code}`);
+  const failedWith = r.status !== 'ok' && r.cause ? ` (${r.cause})` : '';
+  const parts = [`run ${r.id} (${r.runner}, ${r.reasons.join('+')}): ${r.status}${failedWith}`];
+  if (r.exit_code !== null && !failedWith.startsWith(` (exit ${r.exit_code}`)) parts.push(`exit ${r.exit_code}`);
   if (r.signal) parts.push(r.signal);
-  if (r.status !== 'ok' && r.cause) parts.push(r.cause);
   if (r.duration_ms !== null) parts.push(`${(r.duration_ms / 1000).toFixed(1)}s`);
   if (r.tokens) parts.push(fmtTokens(r.tokens));
   if (r.cost_usd !== null) parts.push(`$${r.cost_usd.toFixed(4)}`);

@@ -23,6 +23,8 @@ export interface RunJob {
   ref: WorkRef;
   reasons: WakeReason[];
   wakes: RunRecord['wakes'];
+  /** Set when this run retries failed ones: how many failed in a row, the limit, the last and its cause. */
+  retry?: { failures: number; limit: number; last: string; cause: string | null };
 }
 
 export interface RunHandle {
@@ -64,6 +66,10 @@ export function agentRunner(home: Home, agent: string): { cfg: RunnerConfig | nu
   return { cfg, timeoutMs: parseDuration(timeout, 'run_timeout') };
 }
 
+/** Tells the agent its run retries failed ones (what it did then may be half done). */
+const retryNote = (job: RunJob) =>
+  job.retry ? `\nThis is retry ${job.retry.failures} of ${job.retry.limit}: run ${job.retry.last} failed${job.retry.cause ? ` (${job.retry.cause})` : ''}. Check what it left before you redo it.\n` : '';
+
 function revisionOf(ref: WorkRef): number | null {
   try {
     return readWorkFile(ref.file, ref.id).item.revision;
@@ -90,7 +96,7 @@ export function startRun(home: Home, job: RunJob, cfg: RunnerConfig, timeoutMs: 
     .map((w) => readAdmitted(home, job.agent, w.event!))
     .filter((ev) => ev?.source === 'operator' && ev.payload)
     .map((ev) => `\nMessage from the operator (event ${ev!.id}, ${ev!.created_at}):\n\n${ev!.payload}\n`);
-  const prompt = `${renderResume(context)}\n## Why you run now\n\nholon watch started run ${id} for: ${why.join(', ') || job.reasons.join(', ')}.\n${messages.join('')}`;
+  const prompt = `${renderResume(context)}\n## Why you run now\n\nholon watch started run ${id} for: ${why.join(', ') || job.reasons.join(', ')}.\n${retryNote(job)}${messages.join('')}`;
   const run: RunRecord = {
     id,
     agent: job.agent,

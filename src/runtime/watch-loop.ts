@@ -9,6 +9,7 @@ import { startIngress, type IngressServer } from './ingress-server.js';
 import { cover, coveredByRuns, markResumed, newWorkWakes, operatorWakes, pendingWakes, recoverInterrupted, retries, type Covered } from './watch-reasons.js';
 import { agentRunner, FAILED_RUNS, settingsOf, startRun, type RunHandle } from './run-agent.js';
 import { retryPlan } from '../core/run-retry.js';
+import { iso } from '../core/time.js';
 import type { WatchSettings } from '../core/watch-settings.js';
 import { listRuns } from '../store/runs.js';
 import { endedLine } from './run-log.js';
@@ -157,7 +158,10 @@ export class Watcher {
     for (const r of retries(this.home, agents, this.settings.retry)) {
       if (this.running.get(r.agent)?.run.work_item === r.work_item) continue;
       for (const w of r.wakes) this.enqueue(w);
-      if (r.plan.dueMs > now) this.holds.set(`${r.agent}/${r.work_item}`, r.plan.dueMs);
+      if (r.plan.dueMs > now) {
+        this.holds.set(`${r.agent}/${r.work_item}`, r.plan.dueMs);
+        this.sayOnce(`not running ${r.agent} on ${r.work_item} yet: retry ${r.plan.failures} of ${this.settings.retry.limit} after ${r.plan.last.id} failed is due at ${iso(r.plan.dueMs)}`);
+      }
     }
   }
 
@@ -252,7 +256,9 @@ export class Watcher {
     }
     let handle: RunHandle;
     try {
-      handle = startRun(this.home, { agent, ref, reasons: p.reasons, wakes: p.wakes }, cfg, timeoutMs);
+      const plan = retryPlan(listRuns(this.home, { agent, work: id }).filter((r) => r.work_item === id), this.settings.retry);
+      const retry = plan && plan.failures > 0 ? { failures: plan.failures, limit: this.settings.retry.limit, last: plan.last.id, cause: plan.last.cause ?? plan.last.error } : undefined;
+      handle = startRun(this.home, { agent, ref, reasons: p.reasons, wakes: p.wakes, retry }, cfg, timeoutMs);
     } catch (err) {
       this.sayOnce(`could not start ${agent} on ${id}: ${(err as Error).message}`);
       return false;

@@ -30,6 +30,7 @@ const lastEnd = (p: Project) => Date.parse(runRecords(p.home).at(-1).ended_at);
 function flakyRunner(p: Project): void {
   script(join(p.dir, 'agent.sh'), `#!/bin/sh
 echo "$HOLON_WAKE" >> "$PWD/wakes.log"
+cat > "$PWD/last-prompt.txt"
 [ -f "$PWD/ok-now" ] && exec holon progress "$HOLON_WORK_ITEM" "handled"
 echo "fatal: the tests do not build" >&2
 exit 1
@@ -51,9 +52,12 @@ describe('watch: failed runs keep their wake, retry, then block', () => {
     expect(first.runs[0]).toMatchObject({ status: 'error', cause: 'exit 1: fatal: the tests do not build', outside: false, reasons: ['wait_triggered'] });
     expect(first.log).toMatch(/run r-\S+ ended: error \(exit 1\) - exit 1: fatal: the tests do not build \[the agent\]; retry 1 of 2 at /);
     // Not due yet: nothing runs (the failed run did not consume the wait; it waits for its retry).
-    expect((await once(p, lastEnd(p) + 8_000)).runs).toEqual([]);
+    const early = await once(p, lastEnd(p) + 8_000);
+    expect(early.runs).toEqual([]);
+    expect(early.log).toContain(`not running rev on ${id} yet: retry 1 of 2 after ${first.runs[0].id} failed is due at ${new Date(lastEnd(p) + 10_000).toISOString().replace('.000Z', 'Z')}`);
     const second = await once(p, lastEnd(p) + 11_000);
     expect(second.runs.map((r) => [r.status, r.reasons, r.wakes[0].wait])).toEqual([['error', ['wait_triggered'], wait]]);
+    expect(readFileSync(join(p.dir, 'last-prompt.txt'), 'utf8')).toContain(`This is retry 1 of 2: run ${first.runs[0].id} failed (exit 1: fatal: the tests do not build).`);
     // The delay doubles: 20s after the second failure.
     expect((await once(p, lastEnd(p) + 15_000)).runs).toEqual([]);
     const third = await once(p, lastEnd(p) + 21_000);
@@ -74,7 +78,7 @@ describe('watch: failed runs keep their wake, retry, then block', () => {
     // A successful run consumed the wake: nothing more, however late.
     expect((await once(p, lastEnd(p) + 3_600_000)).runs).toEqual([]);
     expect(readFileSync(join(p.dir, 'wakes.log'), 'utf8').trim().split('\n')).toEqual(Array(4).fill('wait_triggered'));
-  });
+  }, 120_000);
 
   it('an event for a triggered wait no successful run has consumed joins that wake; after a success it only nudges', async () => {
     const p = await project('rev');
@@ -93,6 +97,30 @@ describe('watch: failed runs keep their wake, retry, then block', () => {
     const third = await p.json(['notify', 'external:ci:run/7']);
     expect(third.disposition).toEqual({ triggered: [], nudged: true });
     expect((await once(p, lastEnd(p) + 3_600_000)).runs).toEqual([]);
+  });
+
+  it('an event that arrives while the run for its triggered wait is in flight joins a new wake, run after it', async () => {
+    const p = await project('rev');
+    script(join(p.dir, 'agent.sh'), `#!/bin/sh
+echo "start $HOLON_WAKE" >> "$PWD/runs.log"
+[ -f "$PWD/first-done" ] || { sleep 2; touch "$PWD/first-done"; }
+holon progress "$HOLON_WORK_ITEM" "looked at CI"
+`);
+    setRunner(p.home, 'rev', '{preset: command, command: ./agent.sh}');
+    const id = await p.create('CI');
+    const wait = (await p.json(['wait', id, '--for', 'external:ci:run/9', '--reason', 'CI'])).wait.id;
+    const w = startWatch(p.dir);
+    try {
+      await w.waitFor(/watching /);
+      const e1 = (await p.json(['notify', 'external:ci:run/9'])).id;
+      await until(() => runRecords(p.home).some((r) => r.status === 'running' && r.wakes.some((x: any) => x.event === e1)), 30_000, 'the run for the first event');
+      const e2 = await p.json(['notify', 'external:ci:run/9']);
+      expect(e2.disposition).toEqual({ triggered: [], joined: [{ work_item: id, wait }], nudged: false });
+      await until(() => runRecords(p.home).some((r) => r.status === 'ok' && r.wakes.some((x: any) => x.event === e2.id)), 30_000, 'a run for the second event');
+    } finally {
+      await w.stop();
+    }
+    expect(runRecords(p.home).map((r) => [r.status, r.reasons])).toEqual([['ok', ['wait_triggered']], ['ok', ['wait_triggered']]]);
   });
 
   it('a missing runner (spawn ENOENT) is an outside cause, shown in the watch log, holon runs and --json', async () => {
@@ -172,6 +200,10 @@ kill -9 $$
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/holon\.yaml: watch\.retry_delay "soon" is not a duration/);
     expect(r.stderr).not.toMatch(/\n\s+at /);
+    // holon check names the same problem, on the line of the key.
+    const check = JSON.parse((await p.h(['check', '--json'])).stdout);
+    const line = readFileSync(join(p.home, 'holon.yaml'), 'utf8').split('\n').findIndex((l) => l.includes('retry_delay:')) + 1;
+    expect(check.problems).toEqual([expect.objectContaining({ line, message: expect.stringMatching(/^watch\.retry_delay "soon" is not a duration/) })]);
     watchYaml(p.home, { retry_delay: '30s' });
     expect((await p.h(['watch', '--once'])).code).toBe(0);
   });

@@ -129,3 +129,12 @@ describe('watch settings', () => {
     expect(() => watchSettings(watchConfig({ run_timeout: 'forever' }))).toThrow(/run_timeout/);
   });
 });
+
+describe('historyLine', () => {
+  it('names the cause of a failed run once, and the exit of a clean one', async () => {
+    const { historyLine } = await import('../../src/core/run-record.js');
+    expect(historyLine(run('error', { id: 'r-a', exit_code: 1, cause: 'exit 1: fatal: no build', duration_ms: 1200, progress: true }))).toBe('run r-a (command, wait_triggered): error (exit 1: fatal: no build), 1.2s');
+    expect(historyLine(run('error', { id: 'r-b', exit_code: null, cause: 'runner not found: spawn x ENOENT', progress: null }))).toBe('run r-b (command, wait_triggered): error (runner not found: spawn x ENOENT), 0.0s');
+    expect(historyLine(run('ok', { id: 'r-c', progress: true }))).toBe('run r-c (command, wait_triggered): ok, exit 0, 0.0s');
+  });
+});

@@ -49,12 +49,14 @@ const TAIL_BYTES = 4096;
 
 /** `holon runs show RUN`: one run record (id or unique prefix) and the tail of its log. */
 export function runShow(ctx: Ctx, args: string[], opts: { json?: boolean }): void {
+  // `holon runs show RUN --json`: the parent `runs` owns --json too and commander gives it the flag.
+  const json = opts.json || Boolean((ctx.globals as { json?: boolean }).json);
   const home = ctx.home();
   const r = findRun(home, args[0]);
   const bytes = TAIL_BYTES;
   const tail = readLogTail(home, r.id, bytes);
   const log = { file: runLogFile(home, r.id), size: tail?.size ?? 0, truncated: tail?.truncated ?? false, tail: tail?.text ?? null };
-  if (opts.json) return printJson({ run: r, log });
+  if (json) return printJson({ run: r, log });
   out(`${r.id}  ${r.agent} on ${r.work_item} (${r.runner}, ${r.reasons.join('+')})`);
   out(`status ${status(r)}${r.exit_code !== null ? ` · exit ${r.exit_code}` : ''}${r.signal ? ` · ${r.signal}` : ''} · started ${r.started_at}${r.duration_ms !== null ? ` · took ${humanDuration(r.duration_ms)}` : ''}`);
   if (r.cause) out(`cause: ${r.cause}${r.status !== 'ok' ? (r.outside ? ' (outside the agent: a retry may succeed)' : " (the agent's own)") : ''}`);

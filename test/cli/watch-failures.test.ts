@@ -87,13 +87,17 @@ describe('watch: failed runs keep their wake, retry, then block', () => {
     const wait = (await p.json(['wait', id, '--for', 'external:ci:run/7', '--reason', 'CI'])).wait.id;
     const e1 = (await p.json(['notify', 'external:ci:run/7'])).id;
     expect((await once(p)).runs.map((r) => r.status)).toEqual(['error']);
-    const second = await p.json(['notify', 'external:ci:run/7']);
+    const second = await p.json(['notify', 'external:ci:run/7', '--mode', 'message', '--payload', 'run 7 rebuilt: green']);
     expect(second.disposition).toEqual({ triggered: [], joined: [{ work_item: id, wait }], nudged: false });
     writeFileSync(join(p.dir, 'ok-now'), '');
     const retry = await once(p, lastEnd(p) + 31_000);
     expect(retry.runs.map((r) => r.status)).toEqual(['ok']);
     expect(retry.runs[0].wakes.map((w: any) => [w.wait, w.event])).toEqual(expect.arrayContaining([[wait, e1], [wait, second.id]]));
     expect(retry.runs[0].wakes).toHaveLength(2);
+    // The prompt names the joined event and fences its payload as data.
+    const prompt = readFileSync(join(p.dir, 'last-prompt.txt'), 'utf8');
+    expect(prompt).toContain(`Also for wait ${wait}: event ${second.id} from source "external" (message,`);
+    expect(prompt).toContain('```untrusted\nrun 7 rebuilt: green\n```');
     const third = await p.json(['notify', 'external:ci:run/7']);
     expect(third.disposition).toEqual({ triggered: [], nudged: true });
     expect((await once(p, lastEnd(p) + 3_600_000)).runs).toEqual([]);

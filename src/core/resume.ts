@@ -93,7 +93,7 @@ export function buildResume(input: ResumeInput): ResumeContext {
   };
 }
 
-const fence = (text: string, label = 'untrusted') => {
+export const fence = (text: string, label = 'untrusted') => {
   // Longer than any backtick run in the text, so a payload cannot close the fence and pose as holon.
   const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((r) => r.length));
   const ticks = '`'.repeat(Math.max(3, longest + 1));

@@ -102,9 +102,13 @@ export type EventSource = (typeof EVENT_SOURCES)[number];
 export const EVENT_MODES = ['wake_hint', 'message'] as const;
 export type EventMode = (typeof EVENT_MODES)[number];
 
-/** What admitting an event did: the waits it triggered, or only a nudge of its agent. */
+/**
+ * What admitting an event did: the waits it triggered, the triggered waits whose pending wake it joined
+ * (no successful run had consumed them yet), or only a nudge of its agent.
+ */
 export interface Disposition {
   triggered: Array<{ work_item: string; wait: string }>;
+  joined?: Array<{ work_item: string; wait: string }>;
   nudged: boolean;
 }
 

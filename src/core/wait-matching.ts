@@ -84,6 +84,23 @@ export interface MatchItem {
 }
 
 /**
+ * The triggered waits an event joins: waits on exactly its resource that an earlier event triggered
+ * and whose wake no successful run has consumed yet (`pending`). The event is then part of that wake,
+ * never a mere nudge. Waits this event triggered itself are matchWaits'.
+ */
+export function joinWaits(items: MatchItem[], ev: Pick<HolonEvent, 'id' | 'source' | 'resource' | 'work_item'>, pending: (waitId: string) => boolean): Array<{ work_item: string; wait: string }> {
+  const key = eventKey(ev.resource);
+  const out: Array<{ work_item: string; wait: string }> = [];
+  for (const item of items) {
+    if ((ev.work_item && item.id !== ev.work_item) || item.status === 'done') continue;
+    for (const w of item.waits) {
+      if (w.status === 'triggered' && w.settled_by?.event !== ev.id && waitKey(w) === key && sourceMaySettle(ev.source, w.kind) && pending(w.id)) out.push({ work_item: item.id, wait: w.id });
+    }
+  }
+  return out;
+}
+
+/**
  * The waits an event triggers: active waits on exactly the event's resource, of the items it may
  * touch (only `work_item` when the event names one), plus waits this same event already triggered
  * (so admitting it again after a crash reports the same disposition and triggers nothing twice).

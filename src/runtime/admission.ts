@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { HolonError } from '../core/errors.js';
 import { triggerWait } from '../core/transitions.js';
-import { matchWaits, type MatchItem } from '../core/wait-matching.js';
+import { joinWaits, matchWaits, type MatchItem } from '../core/wait-matching.js';
+import { consumedWaits } from '../store/runs.js';
 import { iso } from '../core/time.js';
 import type { HolonEvent } from '../core/types.js';
 import { inboxFile, listInbox, readAdmitted, readEventFile, storeAdmitted } from '../store/event-store.js';
@@ -55,8 +56,14 @@ export async function admitEvent(home: Home, agent: string, id: string, nowMs: n
         }
         for (const w of doc.item.waits) if (waitIds.includes(w.id) && w.settled_by?.event === ev.id) triggered.push({ work_item: itemId, wait: w.id });
       }
+      // Waits triggered earlier whose wake no successful run consumed yet: this event joins that wake.
+      let joined: Array<{ work_item: string; wait: string }> = [];
+      if (!triggered.length) {
+        const consumed = consumedWaits(home, agent);
+        joined = joinWaits(items, ev, (w) => !consumed.has(w));
+      }
       crashPoint('admission');
-      const admitted: HolonEvent = { ...ev, agent, status: 'admitted', admitted_at: nowIso, disposition: { triggered, nudged: triggered.length === 0 } };
+      const admitted: HolonEvent = { ...ev, agent, status: 'admitted', admitted_at: nowIso, disposition: { triggered, ...(joined.length ? { joined } : {}), nudged: triggered.length === 0 && joined.length === 0 } };
       storeAdmitted(home, admitted);
       return { event: admitted, admitted_now: true };
     },
@@ -64,12 +71,13 @@ export async function admitEvent(home: Home, agent: string, id: string, nowMs: n
   );
 }
 
-/** The wakes an admitted event gives: one per triggered wait, or an operator message that only nudged. */
+/** The wakes an admitted event gives: one per triggered or joined wait, or an operator message that only nudged. */
 export function wakesOf(ev: HolonEvent): Wake[] {
   const d = ev.disposition;
   if (!d) return [];
   const reason = ev.source === 'operator' ? 'operator_message' : 'wait_triggered';
-  if (d.triggered.length) return d.triggered.map((t) => ({ agent: ev.agent, work_item: t.work_item, reason, wait: t.wait, event: ev.id }));
+  const waits = [...d.triggered, ...(d.joined ?? [])];
+  if (waits.length) return waits.map((t) => ({ agent: ev.agent, work_item: t.work_item, reason, wait: t.wait, event: ev.id }));
   return ev.source === 'operator' ? [{ agent: ev.agent, work_item: ev.work_item, reason: 'operator_message', event: ev.id }] : [];
 }
 

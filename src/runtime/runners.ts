@@ -197,8 +197,19 @@ export function startProcess(inv: Invocation, opts: { cwd: string; env: NodeJS.P
       settled = true;
       clearTimeout(timer);
       if (hardKill) clearTimeout(hardKill);
+      // Resolve once the log is on disk, so the run's judgement can read its last line.
+      const outcome = { exit_code: code, signal, timed_out: timedOut, stdout: stdout.text(), spawn_error: spawnError };
+      let resolved = false;
+      const done = () => {
+        if (resolved) return;
+        resolved = true;
+        clearTimeout(fallback);
+        resolve(outcome);
+      };
+      const fallback = setTimeout(done, 1000);
+      log.once('close', done);
+      log.once('error', done);
       log.end();
-      resolve({ exit_code: code, signal, timed_out: timedOut, stdout: stdout.text(), spawn_error: spawnError });
     };
     child.on('error', (err) => {
       spawnError = err.message;

@@ -27,7 +27,7 @@ export interface TickReport {
   now: string;
   timers_fired: Array<{ timer: string; agent: string; work_item: string | null; fire_count: number; missed_count: number; due_at?: string; late_ms?: number; event?: string }>;
   rechecks_expired: Array<{ agent: string; work_item: string; wait: string }>;
-  events_admitted: Array<{ event: string; agent: string; triggered: Array<{ work_item: string; wait: string }>; nudged: boolean; source?: string; resource?: string }>;
+  events_admitted: Array<{ event: string; agent: string; triggered: Array<{ work_item: string; wait: string }>; joined: Array<{ work_item: string; wait: string }>; nudged: boolean; source?: string; resource?: string }>;
   tasks_finished: Array<{ task: string; agent: string; exit_code: number | null }>;
   thread_commands_interrupted: Array<{ thread: string; command: string; agent: string }>;
   wakes: Wake[];
@@ -59,7 +59,7 @@ export async function tick(home: Home, nowMs: number, opts: { agents?: string[] 
     now: new Date(nowMs).toISOString(),
     timers_fired,
     rechecks_expired,
-    events_admitted: admitted.map((e) => ({ event: e.id, agent: e.agent, triggered: e.disposition?.triggered ?? [], nudged: e.disposition?.nudged ?? true, source: e.source, resource: e.resource })),
+    events_admitted: admitted.map((e) => ({ event: e.id, agent: e.agent, triggered: e.disposition?.triggered ?? [], joined: e.disposition?.joined ?? [], nudged: e.disposition?.nudged ?? true, source: e.source, resource: e.resource })),
     tasks_finished,
     thread_commands_interrupted,
     wakes: wakes.filter((w) => !w.work_item || !done.has(w.work_item)),

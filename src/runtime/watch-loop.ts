@@ -6,8 +6,13 @@ import { watchHome, type HomeWatcher } from '../store/home-watcher.js';
 import { writeWatcher, readWatcher } from '../store/watcher-lock.js';
 import { locateWork, readWorkFile, type WorkRef } from '../store/work-store.js';
 import { startIngress, type IngressServer } from './ingress-server.js';
-import { cover, coveredByRuns, markResumed, newWorkWakes, operatorWakes, pendingWakes, recoverInterrupted, type Covered } from './watch-reasons.js';
-import { agentRunner, startRun, type RunHandle } from './run-agent.js';
+import { cover, coveredByRuns, markResumed, newWorkWakes, operatorWakes, pendingWakes, recoverInterrupted, retries, type Covered } from './watch-reasons.js';
+import { agentRunner, FAILED_RUNS, settingsOf, startRun, type RunHandle } from './run-agent.js';
+import { retryPlan } from '../core/run-retry.js';
+import { iso } from '../core/time.js';
+import type { WatchSettings } from '../core/watch-settings.js';
+import { listRuns } from '../store/runs.js';
+import { endedLine } from './run-log.js';
 import { nextDueMs, tick, type Wake } from './tick.js';
 
 export interface WatchOptions {
@@ -15,6 +20,8 @@ export interface WatchOptions {
   once?: boolean;
   listen?: string | null;
   log: (line: string) => void;
+  /** The clock retries are judged by (HOLON_NOW with --once, for tests); default the real time. */
+  now?: () => number;
 }
 
 interface Pending {
@@ -52,6 +59,10 @@ export class Watcher {
   private stuck = 0;
   private seenEvents = new Set<string>();
   private poll: NodeJS.Timeout | null = null;
+  readonly settings: WatchSettings;
+  /** Items whose retry is not due yet (agent/item -> due ms): their wakes stay queued until then. */
+  private holds = new Map<string, number>();
+  private now: () => number;
 
   /** Logs a skip once per agent/item/message, so a pass on every file change does not repeat it. */
   private sayOnce(line: string): void {
@@ -61,6 +72,8 @@ export class Watcher {
   }
 
   constructor(readonly home: Home, readonly opts: WatchOptions) {
+    this.settings = settingsOf(home);
+    this.now = opts.now ?? Date.now;
     this.covered = coveredByRuns(home);
   }
 
@@ -71,6 +84,7 @@ export class Watcher {
 
   async start(): Promise<void> {
     for (const w of recoverInterrupted(this.home, this.opts.agents)) this.enqueue(w.wake, w.resumes);
+    this.covered = coveredByRuns(this.home);
     if (this.opts.listen) {
       this.ingress = await startIngress(this.home, this.opts.listen, () => this.requestPass(0), this.opts.log);
       const info = readWatcher(this.home);
@@ -124,16 +138,31 @@ export class Watcher {
       const late = (t as { late_ms?: number }).late_ms;
       this.opts.log(`timer ${t.timer} fired for ${t.agent}${t.work_item ? ` (${t.work_item})` : ''}${late !== undefined ? `, late ${late}ms` : ''}${t.missed_count ? `, ${t.missed_count} missed` : ''}`);
     }
-    for (const e of report.events_admitted) this.opts.log(`event ${e.event} admitted for ${e.agent}: ${e.triggered.length ? `triggered ${e.triggered.map((t) => `${t.work_item}/${t.wait}`).join(', ')}` : 'nudge'}`);
+    for (const e of report.events_admitted) this.opts.log(`event ${e.event} admitted for ${e.agent}: ${e.triggered.length ? `triggered ${e.triggered.map((t) => `${t.work_item}/${t.wait}`).join(', ')}` : e.joined.length ? `joined the pending wake of ${e.joined.map((t) => `${t.work_item}/${t.wait}`).join(', ')}` : 'nudge'}`);
     for (const r of report.rechecks_expired) this.opts.log(`recheck deadline of ${r.work_item}/${r.wait} passed`);
     for (const w of report.wakes) this.enqueue(w);
     for (const w of pendingWakes(this.home, agents, this.covered)) this.enqueue(w);
     for (const w of operatorWakes(this.home, agents, this.covered, this.seenEvents)) this.enqueue(w);
     const held = (a: string, id: string, why: string) => this.sayOnce(`not running ${a} on ${id} (new work) yet: ${why}`);
     for (const w of await newWorkWakes(this.home, agents, (a, id) => this.knownItem(a, id), held)) this.enqueue(w);
+    this.queueRetries(agents);
     this.dispatch();
     const busy = report.timers_fired.length + report.events_admitted.length + report.rechecks_expired.length + report.tasks_finished.length + report.thread_commands_interrupted.length > 0;
     this.scheduleNext(agents, busy);
+  }
+
+  /** Wakes failed runs left pending: queued now; an item whose retry is not due yet is held until then. */
+  private queueRetries(agents: string[]): void {
+    const now = this.now();
+    this.holds.clear();
+    for (const r of retries(this.home, agents, this.settings.retry)) {
+      if (this.running.get(r.agent)?.run.work_item === r.work_item) continue;
+      for (const w of r.wakes) this.enqueue(w);
+      if (r.plan.dueMs > now) {
+        this.holds.set(`${r.agent}/${r.work_item}`, r.plan.dueMs);
+        this.sayOnce(`not running ${r.agent} on ${r.work_item} yet: retry ${r.plan.failures} of ${this.settings.retry.limit} after ${r.plan.last.id} failed is due at ${iso(r.plan.dueMs)}`);
+      }
+    }
   }
 
   private knownItem(agent: string, id: string): boolean {
@@ -149,7 +178,11 @@ export class Watcher {
     if (this.opts.once || this.stopping) return;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    const due = nextDueMs(this.home, { agents, leasesAfterMs: Date.now() });
+    const held = this.holds.size ? Math.min(...this.holds.values()) : null;
+    const homeDue = nextDueMs(this.home, { agents, leasesAfterMs: Date.now() });
+    // A retry is due on the watcher's clock; the sleep is on the real one.
+    const retryDue = held === null ? null : Date.now() + Math.max(0, held - this.now());
+    const due = homeDue === null ? retryDue : retryDue === null ? homeDue : Math.min(homeDue, retryDue);
     if (due === null) return;
     const overdue = due <= Date.now();
     this.stuck = overdue && !busy ? this.stuck + 1 : 0;
@@ -188,6 +221,7 @@ export class Watcher {
       if (this.running.has(agent) || q.size === 0) continue;
       if (isStopped(this.home, agent)) continue;
       for (const [item, pending] of q) {
+        if ((this.holds.get(`${agent}/${item}`) ?? 0) > this.now()) continue;
         q.delete(item);
         if (this.startFor(agent, item, pending)) break;
       }
@@ -201,7 +235,11 @@ export class Watcher {
     try {
       ref = locateWork(this.home, id, agent);
       const item = readWorkFile(ref.file, ref.id).item;
-      const skip = item.status === 'done' || item.status === 'deferred' ? `it is ${item.status}` : item.status === 'blocked' && item.blocker?.reason.startsWith('no progress') ? 'it is blocked for lack of progress' : null;
+      const skip = item.status === 'done' || item.status === 'deferred' ? `it is ${item.status}` : item.status === 'blocked' && item.blocker?.reason.startsWith('no progress')
+          ? 'it is blocked for lack of progress'
+          : item.status === 'blocked' && item.blocker?.reason.startsWith(FAILED_RUNS)
+            ? `it is blocked after failed runs (holon reopen ${id} runs it again)`
+            : null;
       if (skip) {
         markResumed(this.home, p.resumes, 'skipped');
         this.sayOnce(`not running ${agent} on ${id} (${p.reasons.join('+')}): ${skip}`);
@@ -218,7 +256,9 @@ export class Watcher {
     }
     let handle: RunHandle;
     try {
-      handle = startRun(this.home, { agent, ref, reasons: p.reasons, wakes: p.wakes }, cfg, timeoutMs);
+      const plan = retryPlan(listRuns(this.home, { agent, work: id }).filter((r) => r.work_item === id), this.settings.retry);
+      const retry = plan && plan.failures > 0 ? { failures: plan.failures, limit: this.settings.retry.limit, last: plan.last.id, cause: plan.last.cause ?? plan.last.error } : undefined;
+      handle = startRun(this.home, { agent, ref, reasons: p.reasons, wakes: p.wakes, retry }, cfg, timeoutMs);
     } catch (err) {
       this.sayOnce(`could not start ${agent} on ${id}: ${(err as Error).message}`);
       return false;
@@ -230,7 +270,10 @@ export class Watcher {
     void handle.done.then((run) => {
       this.running.delete(agent);
       this.finished.push(run);
-      this.opts.log(`run ${run.id} ended: ${run.status}${run.exit_code !== null ? ` (exit ${run.exit_code})` : ''}${run.progress === false ? ', no progress' : ''}${run.blocked ? `; ${id} blocked after ${this.home.config.watch.no_progress_limit} runs without progress` : ''}`);
+      // Only a run that ended ok consumed its wakes; after any other end they are pending again.
+      if (run.status !== 'ok') this.covered = coveredByRuns(this.home);
+      const plan = run.status === 'ok' ? null : retryPlan(listRuns(this.home, { agent, work: id }).filter((r) => r.work_item === id), this.settings.retry);
+      this.opts.log(endedLine(run, plan, this.settings));
       if (!this.opts.once) this.requestPass(0);
     }, (err: Error) => {
       // Recording the end failed (e.g. local/runs is gone): say so and keep watching; the record still

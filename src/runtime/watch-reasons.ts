@@ -9,6 +9,7 @@ import { loadFrontierInput } from '../store/frontier-input.js';
 import { loadAgentWork } from '../store/work-index.js';
 import { newOperatorNudges } from '../store/operator-events.js';
 import type { Wake } from './tick.js';
+import { retryPlan, type RetryPlan, type RetrySettings } from '../core/run-retry.js';
 import { isLive } from '../core/wait-matching.js';
 
 const live = (i: WorkSummary) => i.waits.some(isLive);
@@ -38,7 +39,11 @@ export async function newWorkWakes(home: Home, agents: string[], known: (agent: 
   return wakes;
 }
 
-/** What past runs already handled: `agent/item` pairs, and the waits and events their wakes named. */
+/**
+ * What past runs handled: `agent/item` pairs any run was started for, and the waits and events named
+ * by the wakes of runs that consumed them. Only a run that ended ok consumes its wakes (a run in
+ * flight holds them); a failed or interrupted run leaves them pending, to be run again.
+ */
 export interface Covered {
   items: Set<string>;
   keys: Set<string>;
@@ -50,12 +55,47 @@ export function coveredByRuns(home: Home): Covered {
   return c;
 }
 
-export function cover(c: Covered, r: Pick<RunRecord, 'agent' | 'work_item' | 'wakes'>): void {
+export function cover(c: Covered, r: Pick<RunRecord, 'agent' | 'work_item' | 'wakes' | 'status'>): void {
   c.items.add(`${r.agent}/${r.work_item}`);
+  if (r.status !== 'ok' && r.status !== 'running') return;
   for (const w of r.wakes) {
     if (w.wait) c.keys.add(`wait:${w.wait}`);
     if (w.event) c.keys.add(`event:${w.event}`);
   }
+}
+
+/** A retry owed to an item (core/run-retry.ts), with its wakes: due now, or held until `dueMs`. */
+export interface Retry {
+  agent: string;
+  work_item: string;
+  plan: RetryPlan;
+  wakes: Wake[];
+}
+
+/**
+ * The retries the run records owe: items whose last runs failed, with the wakes those runs did not
+ * consume. An item the retries blocked is owed one again once it is open (someone reopened it).
+ * Done and deferred items are owed nothing.
+ */
+export function retries(home: Home, agents: string[], s: RetrySettings): Retry[] {
+  const byItem = new Map<string, RunRecord[]>();
+  for (const r of listRuns(home)) {
+    if (!agents.includes(r.agent)) continue;
+    const key = `${r.agent}/${r.work_item}`;
+    byItem.set(key, [...(byItem.get(key) ?? []), r]);
+  }
+  const out: Retry[] = [];
+  for (const runs of byItem.values()) {
+    const plan = retryPlan(runs, s);
+    if (!plan) continue;
+    const { agent, work_item } = plan.last;
+    const item = loadAgentWork(home, agent).items.find((i) => i.id === work_item);
+    if (!item || item.status === 'done' || item.status === 'deferred') continue;
+    if (plan.blocked && item.status !== 'open') continue;
+    const wakes = plan.wakes.map((w) => ({ agent, work_item, ...w, reason: w.reason as Wake['reason'] }));
+    out.push({ agent, work_item, plan, wakes });
+  }
+  return out;
 }
 
 /**
@@ -121,12 +161,17 @@ export function markResumed(home: Home, runIds: string[], by: string): void {
   }
 }
 
-/** Operator messages that woke no wait (they name an item, or go to the focus) and no run has seen. */
+/**
+ * Operator messages that woke no wait (they name an item, or go to the focus), and events that joined
+ * a pending wake (`holon notify` and `holon tell` admit at once), that no successful run has consumed.
+ */
 export function operatorWakes(home: Home, agents: string[], covered: Covered, seen: Set<string>): Wake[] {
   const wakes: Wake[] = [];
   for (const agent of agents) {
     for (const n of newOperatorNudges(home, agent, seen)) {
-      if (!covered.keys.has(`event:${n.event}`)) wakes.push({ agent, work_item: n.work_item, reason: 'operator_message', event: n.event });
+      if (covered.keys.has(`event:${n.event}`)) continue;
+      const reason = n.source && n.source !== 'operator' ? 'wait_triggered' : 'operator_message';
+      wakes.push({ agent, work_item: n.work_item, reason, event: n.event, ...(n.wait ? { wait: n.wait } : {}) });
     }
   }
   return wakes;

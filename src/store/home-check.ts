@@ -9,6 +9,8 @@ import { checkTimerData } from './timers.js';
 import { checkEventData } from './event-store.js';
 import { checkWaitReferences } from './waits-check.js';
 import { checkThreads } from './threads-check.js';
+import { HolonError } from '../core/errors.js';
+import { watchSettings } from '../core/watch-settings.js';
 
 /** Validators for YAML record folders (timers, inbox, ...); later record kinds register theirs here. */
 export const yamlFolderCheckers: Record<string, (data: Record<string, unknown>, file: string, id: string) => RecordProblem[]> = {
@@ -42,6 +44,15 @@ export function checkHome(home: Home): RecordProblem[] {
   const problems: RecordProblem[] = [];
   const cfg = join(home.dir, 'holon.yaml');
   problems.push(...safeParse(() => parseYamlRecord(readFileSync(cfg, 'utf8'), cfg, 'default_agent: "main"')));
+  try {
+    watchSettings(home.config.watch, cfg);
+  } catch (err) {
+    if (!(err instanceof HolonError)) throw err;
+    // The line of the bad key under watch:, else of watch: itself.
+    const key = /watch\.(\w+)/.exec(err.message)?.[1];
+    const i = key ? readFileSync(cfg, 'utf8').split('\n').findIndex((l) => /^\s+/.test(l) && l.trim().startsWith(`${key}:`)) : -1;
+    problems.push({ file: cfg, line: i >= 0 ? i + 1 : lineOfKey(cfg, 'watch'), message: err.message.replace(`${cfg}: `, ''), fix: err.hint ?? 'see docs/watch.md' });
+  }
   const agents = listAgents(home);
   for (const entry of safeReaddir(agentsDir(home))) {
     if (!agents.includes(entry)) {

@@ -4,6 +4,7 @@ import { yamlLib } from '../core/yaml-lib.js';
 import { fileKey, writeCache } from './cache-file.js';
 import { HolonError, invalid, notFound } from '../core/errors.js';
 import { assertSafeId, closeMatches } from '../core/ids.js';
+import { DEFAULT_WATCH, watchConfig, type WatchConfig } from '../core/watch-settings.js';
 
 /** Settings from holon.yaml, with defaults. */
 export interface HomeConfig {
@@ -11,7 +12,7 @@ export interface HomeConfig {
   default_recheck: string;
   ingress: { listen: string };
   capabilities: Record<string, { probe?: string; description?: string } | null>;
-  watch: { no_progress_limit: number; run_timeout: string };
+  watch: WatchConfig;
 }
 
 export interface Home {
@@ -28,7 +29,7 @@ export const DEFAULT_CONFIG: HomeConfig = {
   default_recheck: '24h',
   ingress: { listen: '127.0.0.1:7420' },
   capabilities: {},
-  watch: { no_progress_limit: 3, run_timeout: '30m' },
+  watch: DEFAULT_WATCH,
 };
 
 /** The .holon folder a --home/HOLON_HOME value names: the folder itself, or one that contains .holon. */
@@ -87,10 +88,7 @@ export function readConfig(dir: string): HomeConfig {
     default_recheck: String(c.default_recheck ?? DEFAULT_CONFIG.default_recheck),
     ingress: { listen: String(c.ingress?.listen ?? DEFAULT_CONFIG.ingress.listen) },
     capabilities: (c.capabilities as HomeConfig['capabilities']) ?? {},
-    watch: {
-      no_progress_limit: Number(c.watch?.no_progress_limit ?? DEFAULT_CONFIG.watch.no_progress_limit),
-      run_timeout: String(c.watch?.run_timeout ?? DEFAULT_CONFIG.watch.run_timeout),
-    },
+    watch: watchConfig(c.watch),
   };
 }
 

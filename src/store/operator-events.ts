@@ -3,11 +3,16 @@ import { join } from 'node:path';
 import { eventsDir, readEventFile } from './event-store.js';
 import type { Home } from './home.js';
 
-/** An admitted operator message that triggered no wait (it only nudged its agent). */
+/**
+ * An admitted operator message that triggered no wait (it only nudged its agent), or an event of any
+ * source that joined the pending wake of a wait triggered earlier (`wait` set).
+ */
 export interface OperatorNudge {
   agent: string;
   event: string;
   work_item: string | null;
+  wait?: string;
+  source?: string;
 }
 
 /**
@@ -30,7 +35,9 @@ export function newOperatorNudges(home: Home, agent: string, seen: Set<string>):
     seen.add(key);
     try {
       const ev = readEventFile(join(dir, f));
-      if (ev.source !== 'operator' || ev.status !== 'admitted' || ev.disposition?.triggered.length) continue;
+      if (ev.status !== 'admitted') continue;
+      for (const j of ev.disposition?.joined ?? []) out.push({ agent, event: ev.id, work_item: j.work_item, wait: j.wait, source: ev.source });
+      if (ev.source !== 'operator' || ev.disposition?.triggered.length || ev.disposition?.joined?.length) continue;
       out.push({ agent, event: ev.id, work_item: ev.work_item });
     } catch {
       // A broken record is `holon check`'s to report.

@@ -1,7 +1,8 @@
-import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { formatId } from '../core/ids.js';
+import { notFound, invalid } from '../core/errors.js';
+import { assertSafeId, closeMatches, formatId } from '../core/ids.js';
 import type { RunRecord } from '../core/run-record.js';
 import type { SessionTotals } from '../core/runner-output.js';
 import { iso } from '../core/time.js';
@@ -30,6 +31,47 @@ export function readRun(home: Home, id: string): RunRecord | null {
   } catch {
     return null;
   }
+}
+
+/** The last `maxBytes` of a run's log (stdout and stderr), or null when it has none. */
+export function readLogTail(home: Home, id: string, maxBytes = 8192): { text: string; size: number; truncated: boolean } | null {
+  let fd: number;
+  try {
+    fd = openSync(runLogFile(home, id), 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const len = Math.min(size, maxBytes);
+    const buf = Buffer.alloc(len);
+    readSync(fd, buf, 0, len, size - len);
+    let text = buf.toString('utf8');
+    // Start at a line boundary when the tail cut one.
+    if (len < size && text.includes('\n')) text = text.slice(text.indexOf('\n') + 1);
+    return { text, size, truncated: len < size };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The last non-empty line of a run's log (for the cause of a bare non-zero exit), trimmed. */
+export function lastLogLine(home: Home, id: string): string | null {
+  const lines = (readLogTail(home, id, 2048)?.text ?? '').split('\n').map((l) => l.trim()).filter(Boolean);
+  return lines.length ? lines[lines.length - 1].slice(0, 200) : null;
+}
+
+/** A run by id or unique id prefix; not found (with close ids) or ambiguous is an error. */
+export function findRun(home: Home, wanted: string): RunRecord {
+  assertSafeId(wanted, 'run id');
+  const exact = /^r-[0-9a-z]+$/.test(wanted) ? readRun(home, wanted) : null;
+  if (exact) return exact;
+  const all = listRuns(home);
+  const matches = all.filter((r) => r.id.startsWith(wanted) || r.id.startsWith(`r-${wanted}`));
+  if (matches.length === 1) return matches[0];
+  if (matches.length > 1) throw invalid(`"${wanted}" matches ${matches.length} runs: ${matches.slice(0, 5).map((r) => r.id).join(', ')}${matches.length > 5 ? ', ...' : ''}`, 'type more of the id');
+  const near = closeMatches(wanted, all.map((r) => r.id));
+  throw notFound(`no run "${wanted}"`, near.length ? `did you mean ${near.join(', ')}?` : all.length ? 'see `holon runs` for the ids' : 'no runs yet (holon watch starts them)');
 }
 
 /** Parsed run records by file, keyed by size and mtime: a long-lived watcher re-reads only what changed. */
@@ -64,6 +106,13 @@ export function listRuns(home: Home, filter: { agent?: string; work?: string } =
     runs.push({ ...r });
   }
   return runs.sort((a, b) => a.started_at.localeCompare(b.started_at) || (a.ended_at ?? '~').localeCompare(b.ended_at ?? '~') || a.id.localeCompare(b.id));
+}
+
+/** The waits an agent's successful runs consumed (named by their wakes). */
+export function consumedWaits(home: Home, agent: string): Set<string> {
+  const out = new Set<string>();
+  for (const r of listRuns(home, { agent })) if (r.status === 'ok') for (const w of r.wakes) if (w.wait) out.add(w.wait);
+  return out;
 }
 
 export interface SessionEntry {

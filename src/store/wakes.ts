@@ -33,7 +33,7 @@ export function wakesFor(home: Home, agent: string, item: WorkView): WakeInfo[] 
   if (item.status === 'done') return out;
   const since = item.progress.reduce((m, p) => (p.at && p.at > m ? p.at : m), item.created_at);
   const messages = recentOperatorEvents(home, agent, Date.parse(since) || 0).filter(
-    (e) => e.source === 'operator' && e.disposition?.nudged && (e.work_item === item.id || e.work_item == null) && (e.admitted_at ?? '') >= since,
+    (e) => e.source === 'operator' && (e.disposition?.nudged || Boolean(e.disposition?.joined?.length)) && (e.work_item === item.id || e.work_item == null) && (e.admitted_at ?? '') >= since,
   );
   for (const e of messages.slice(-OPERATOR_MESSAGES)) {
     out.push({ wait: null, event: e.id, source: e.source, mode: e.mode, resource: e.resource, at: e.admitted_at, provenance: e.provenance, payload: e.mode === 'message' ? e.payload : null });

@@ -99,8 +99,9 @@ describe('runner failures', () => {
     const [lost] = JSON.parse((await p.h(['watch', '--once', '--json'], env)).stdout).runs;
     expect(lost).toMatchObject({ status: 'error', resumed_session: 'sess-first' });
     expect(JSON.parse(readFileSync(join(p.home, 'local/runs/sessions.json'), 'utf8'))[`rev/${id}`]).toBeUndefined();
-    interruptLast(p.home);
-    const [fresh] = JSON.parse((await p.h(['watch', '--once', '--json'], env)).stdout).runs;
+    // The failed run kept its wake: its retry (due retry_delay later, 30s) starts a new session.
+    const due = new Date(Date.parse(lost.ended_at) + 31_000).toISOString();
+    const [fresh] = JSON.parse((await p.h(['watch', '--once', '--json'], { ...env, HOLON_NOW: due })).stdout).runs;
     expect(fresh).toMatchObject({ status: 'ok', resumed_session: null, session_id: 'sess-first' });
   });
 

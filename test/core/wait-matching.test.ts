@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { HolonError } from '../../src/core/errors.js';
 import { checkNotify, MAX_PAYLOAD_BYTES } from '../../src/core/event-input.js';
 import type { Wait } from '../../src/core/types.js';
-import { checkResource, eventKey, matchWaits, parseWaitFor, waitKey } from '../../src/core/wait-matching.js';
+import { checkResource, eventKey, joinWaits, matchWaits, parseWaitFor, waitKey } from '../../src/core/wait-matching.js';
 
 const wait = (id: string, kind: Wait['kind'], resource: string, over: Partial<Wait> = {}): Wait => ({
   id, kind, resource, reason: 'r', status: 'active', created_at: '2026-11-30T10:00:00Z', recheck_at: null, settled_at: null, settled_reason: null, ...over,
@@ -78,5 +78,26 @@ describe('event input', () => {
     expect(() => checkNotify({ ...ok, source: 'nobody' })).toThrow(/not allowed/);
     expect(() => checkNotify({ ...ok, payload: 'x'.repeat(MAX_PAYLOAD_BYTES + 1) })).toThrow(/limit/);
     expect(checkNotify({ ...ok, payload: 'x'.repeat(MAX_PAYLOAD_BYTES) }).payload).toHaveLength(MAX_PAYLOAD_BYTES);
+  });
+});
+
+describe('joinWaits', () => {
+  const by = (event: string) => ({ event, source: 'external' as const, mode: 'wake_hint' as const, provenance: 'cli' });
+  const items = [
+    { id: 'w-a', status: 'open', waits: [wait('wt-1', 'external', 'ci:1', { status: 'triggered', settled_by: by('e-1') }), wait('wt-2', 'external', 'ci:2', { status: 'triggered', settled_by: by('e-2') }), wait('wt-3', 'external', 'ci:1', { status: 'resolved', settled_by: by('e-0') })] },
+    { id: 'w-b', status: 'open', waits: [wait('wt-4', 'external', 'ci:1', { status: 'triggered', settled_by: by('e-3') })] },
+    { id: 'w-c', status: 'done', waits: [wait('wt-5', 'external', 'ci:1', { status: 'triggered', settled_by: by('e-4') })] },
+  ];
+  const ev = (o: Partial<{ id: string; source: any; resource: string; work_item: string | null }> = {}) => ({ id: 'e-9', source: 'external' as const, resource: 'ci:1', work_item: null, ...o });
+
+  it('joins triggered waits on the same resource that are still pending, of items not done', () => {
+    expect(joinWaits(items, ev(), () => true)).toEqual([{ work_item: 'w-a', wait: 'wt-1' }, { work_item: 'w-b', wait: 'wt-4' }]);
+    expect(joinWaits(items, ev(), (w) => w !== 'wt-4')).toEqual([{ work_item: 'w-a', wait: 'wt-1' }]);
+    expect(joinWaits(items, ev({ work_item: 'w-b' }), () => true)).toEqual([{ work_item: 'w-b', wait: 'wt-4' }]);
+  });
+
+  it('never joins a wait this same event triggered, or one its source may not settle', () => {
+    expect(joinWaits(items, ev({ id: 'e-1', work_item: 'w-a' }), () => true)).toEqual([]);
+    expect(joinWaits(items, ev({ source: 'timer', resource: 'external:ci:1' }), () => true)).toEqual([]);
   });
 });

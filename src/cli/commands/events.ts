@@ -34,6 +34,7 @@ function report(ev: HolonEvent, admitted: boolean, json?: boolean): void {
   if (!admitted) return note(`queued for ${ev.agent}; the next \`holon tick\` (or holon watch) admits it`);
   const d = ev.disposition!;
   if (d.triggered.length) note(`triggered ${d.triggered.map((t) => `wait ${t.wait} of ${t.work_item}`).join(', ')}`);
+  else if (d.joined?.length) note(`joined the pending wake of ${d.joined.map((t) => `wait ${t.wait} of ${t.work_item}`).join(', ')} (triggered earlier, not yet handled by a successful run)`);
   else note(`no active wait on ${ev.resource}${ev.work_item ? ` of ${ev.work_item}` : ''}: the event only nudged ${ev.agent}`);
 }
 
@@ -63,6 +64,6 @@ export function runInbox(ctx: Ctx, _args: string[], opts: { all?: boolean; json?
   if (!rows.length) return out(`no queued events for ${agent}${opts.all ? '' : ' (--all shows admitted ones)'}`);
   out(table([
     ['ID', 'STATUS', 'SOURCE', 'MODE', 'RESOURCE', 'WORK', 'CREATED', 'DISPOSITION'],
-    ...rows.map((e) => [e.id, e.status, e.source, e.mode, truncate(e.resource, 40), e.work_item ?? '-', e.created_at, e.disposition ? (e.disposition.triggered.length ? `triggered ${e.disposition.triggered.map((t) => t.wait).join(',')}` : 'nudged') : '-']),
+    ...rows.map((e) => [e.id, e.status, e.source, e.mode, truncate(e.resource, 40), e.work_item ?? '-', e.created_at, e.disposition ? (e.disposition.triggered.length ? `triggered ${e.disposition.triggered.map((t) => t.wait).join(',')}` : e.disposition.joined?.length ? `joined ${e.disposition.joined.map((t) => t.wait).join(',')}` : 'nudged') : '-']),
   ]));
 }

@@ -1,4 +1,5 @@
 import { show } from '../../ops/show.js';
+import { fmtTokens } from '../../core/run-record.js';
 import type { Ctx } from '../context.js';
 import { bold, dim, out, printJson } from '../output.js';
 import { relPath } from '../render.js';
@@ -7,8 +8,8 @@ import { targetItem } from '../work-args.js';
 /** Reads one item; never changes it (reading is not acting). */
 export function run(ctx: Ctx, args: string[], opts: { json?: boolean }): void {
   const ref = targetItem(ctx, args[0]);
-  const { doc, item: view, focus } = show(ctx, ref);
-  if (opts.json) return printJson({ ...view, focus, file: ref.file });
+  const { doc, item: view, focus, totals } = show(ctx, ref);
+  if (opts.json) return printJson({ ...view, focus, file: ref.file, runs: totals.runs, tokens: totals.tokens, cost_usd: totals.cost_usd });
   const i = view;
   out(`${bold(i.id)}  ${i.title}`);
   out(dim(`status ${i.status} · class ${i.class} · priority ${i.priority ?? '-'} · agent ${i.agent} · revision ${i.revision}${focus ? ' · focus' : ''}`));
@@ -19,6 +20,7 @@ export function run(ctx: Ctx, args: string[], opts: { json?: boolean }): void {
   }
   if (i.blocker) out(`blocker: ${i.blocker.reason} — recovery: ${i.blocker.recovery}`);
   if (i.claim) out(`claim: ${i.claim.holder}${i.claim.expires_at ? ` until ${i.claim.expires_at}` : ''}`);
+  if (totals.runs) out(`runs: ${totals.runs}${totals.tokens ? `, ${fmtTokens(totals.tokens)}` : ''}${totals.cost_usd !== null ? `, $${totals.cost_usd.toFixed(4)}` : ''} (holon runs --work ${i.id})`);
   out(dim(relPath(ctx.cwd, ref.file)));
   out(doc.body.replace(/^\n+/, '\n').replace(/\s+$/, ''));
 }

@@ -2,6 +2,7 @@ import { usage } from '../../core/errors.js';
 import { resolveAgent } from '../../store/home.js';
 import { acquireWatcher, releaseWatcher } from '../../store/watcher-lock.js';
 import { Watcher } from '../../runtime/watch-loop.js';
+import { settingsOf } from '../../runtime/run-agent.js';
 import type { Ctx } from '../context.js';
 import { note, printJson } from '../output.js';
 
@@ -16,9 +17,13 @@ export async function run(ctx: Ctx, _args: string[], opts: { listen?: string | b
   const agents = ctx.globals.agent ? [resolveAgent(home, ctx.globals.agent, {})] : [];
   const listen = opts.listen === true ? home.config.ingress.listen : typeof opts.listen === 'string' ? opts.listen : null;
   const log = (line: string) => note(`${new Date().toISOString().slice(11, 23)} ${line}`);
+  // Bad watch settings are refused before this watcher takes the home.
+  settingsOf(home);
   const { stalePid } = await acquireWatcher(home, Date.now());
   if (stalePid) log(`took over from a watcher that is gone (pid ${stalePid})`);
-  const w = new Watcher(home, { agents, once: opts.once, listen, log });
+  // Retries are judged on HOLON_NOW when it is set (tests and replays with --once).
+  const now = ctx.env.HOLON_NOW ? () => ctx.nowMs : undefined;
+  const w = new Watcher(home, { agents, once: opts.once, listen, log, now });
   try {
     if (opts.once) {
       await w.start();

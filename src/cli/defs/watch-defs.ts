@@ -12,13 +12,19 @@ export function defineWatchCommands(program: Command): void {
     .addHelpText('after', '\nWatch only one agent with the global --agent NAME. Logs go to stderr; run records to .holon/local/runs/.')
     .action(lazy(() => import('../commands/watch.js')));
 
-  program
+  const runs = program
     .command('runs')
-    .description('list the runs holon watch started: reason, status, tokens, cost (narrow with --agent)')
+    .description('list the runs holon watch started: reason, status, cause, tokens, cost, and totals per agent (narrow with --agent)')
     .option('--work <id>', 'only runs on this WorkItem (id or prefix)')
     .option('--limit <n>', 'only the last n runs')
-    .option('--json', 'print as JSON')
+    .option('--json', 'print {runs, totals} as JSON')
     .action(lazy(() => import('../commands/runs.js')));
+  runs
+    .command('show')
+    .argument('<run>', 'run id (r-...) or a unique prefix of one')
+    .description("one run's record (status, cause, problems, wakes, tokens) and the tail of its log (local/runs/<id>.log)")
+    .option('--json', 'print {run, log: {file, size, truncated, tail}} as JSON')
+    .action(lazy(() => import('../commands/runs.js'), 'runShow'));
 
   program
     .command('dash')

@@ -95,8 +95,8 @@ describe('thread lifecycle with a command runner', () => {
     const t = await p.inspect(id);
     expect(t.state).toBe('idle');
     expect(t.last_result).toMatchObject({ command: two.command.id, status: 'finished', result: { status: 'completed' } });
-    expect(t.tokens.commands).toEqual({ uncached_input: 200, cache_read: 100, cache_write: 20, output: 40 });
-    expect(t.commands.map((c: any) => c.usage)).toEqual([{ uncached_input: 100, cache_read: 50, cache_write: 10, output: 20 }, { uncached_input: 100, cache_read: 50, cache_write: 10, output: 20 }]);
+    expect(t.tokens.commands).toEqual({ uncached_input: 200, cache_read: 100, cache_write: 20, output: 40, reasoning: 0 });
+    expect(t.commands.map((c: any) => c.usage)).toEqual([{ uncached_input: 100, cache_read: 50, cache_write: 10, output: 20, reasoning: 0 }, { uncached_input: 100, cache_read: 50, cache_write: 10, output: 20, reasoning: 0 }]);
     // One file per command, with the command, its result and its usage.
     const files = readdirSync(join(p.home, 'agents/main/threads', id, 'commands')).sort();
     expect(files).toEqual([`${one.command.id}.yaml`, `${two.command.id}.yaml`].sort());
@@ -198,7 +198,7 @@ describe('thread lifecycle with a command runner', () => {
     for (const pol of policies) expect(pol).toEqual({ runner: 'command', command: 'node child.cjs', model: null, tools: ['Read'], scope: ['src/grid/**'], context_policy: 'full' });
     const t = await p.inspect(id);
     expect(t).toMatchObject({ compactions: 2, checkpoint: { id: 'ck-2', written_by: 'parent' } });
-    expect(t.tokens.checkpoints).toEqual({ uncached_input: 7, cache_read: 0, cache_write: 0, output: 5 });
+    expect(t.tokens.checkpoints).toEqual({ uncached_input: 7, cache_read: 0, cache_write: 0, output: 5, reasoning: 0 });
     expect(t.tokens.total.uncached_input).toBe(407);
     expect(readdirSync(join(p.home, 'agents/main/threads', id, 'checkpoints')).sort()).toEqual(['ck-1.yaml', 'ck-2.yaml']);
   });

@@ -60,7 +60,7 @@ describe('reading an answer', () => {
   });
   it('takes usage and session_id from beside the result', () => {
     expect(splitAnswer({ status: 'completed', usage: { uncached_input: 3, output: 2 }, session_id: 's1' })).toEqual({
-      result: { status: 'completed' }, usage: { uncached_input: 3, cache_read: 0, cache_write: 0, output: 2 }, session_id: 's1',
+      result: { status: 'completed' }, usage: { uncached_input: 3, cache_read: 0, cache_write: 0, output: 2, reasoning: 0 }, session_id: 's1',
     });
   });
 });
@@ -79,7 +79,7 @@ describe('lifecycle rules', () => {
     expect(stateAfter(null)).toBe('idle');
   });
   it('sums token use, counting missing reports as zero', () => {
-    expect(sumUsage([{ uncached_input: 1, cache_read: 2, cache_write: 3, output: 4 }, null, { uncached_input: 10, cache_read: 20, cache_write: 30, output: 40 }])).toEqual({ uncached_input: 11, cache_read: 22, cache_write: 33, output: 44 });
+    expect(sumUsage([{ uncached_input: 1, cache_read: 2, cache_write: 3, output: 4 }, null, { uncached_input: 10, cache_read: 20, cache_write: 30, output: 40 }])).toEqual({ uncached_input: 11, cache_read: 22, cache_write: 33, output: 44, reasoning: 0 });
   });
 });
 

@@ -4,6 +4,7 @@ import { defineWorkCommands } from './defs/work-defs.js';
 import { defineWatchCommands } from './defs/watch-defs.js';
 import { defineWaitCommands } from './defs/waits-defs.js';
 import { defineFrontierCommands } from './defs/frontier-defs.js';
+import { defineSyncCommands } from './defs/sync-defs.js';
 
 /** The command tree. Definitions are cheap; each handler module is imported only when its command runs. */
 export function buildProgram(): Command {
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
   defineWatchCommands(program);
   defineWaitCommands(program);
   defineFrontierCommands(program);
+  defineSyncCommands(program);
   configureErrors(program);
   return program;
 }

@@ -102,7 +102,7 @@ export function emitKeys(keys: KeyOut[]): string[] {
     }
     if ('conflict' in k) {
       const c = k.conflict;
-      const base = unset(c.base) ? 'not set' : `was ${JSON.stringify(c.base).slice(0, 60)}`;
+      const base = `was ${unset(c.base) ? 'not set' : JSON.stringify(c.base).slice(0, 60)}`;
       out.push(...(k.lead ? k.lead.replace(/\n$/, '').split('\n') : []));
       out.push(conflictOpen(c.why ?? `${k.key} changed on both sides; ${base}`), ...keyText(k.key, c.ours), '=======', ...keyText(k.key, c.theirs), CONFLICT_CLOSE);
       continue;

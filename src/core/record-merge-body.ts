@@ -20,7 +20,8 @@ function splitBody(body: string): { preamble: string; sections: Section[] } {
   const starts: Array<{ at: number; name: string }> = [];
   let m: RegExpExecArray | null;
   while ((m = re.exec(body))) starts.push({ at: m.index, name: m[1] });
-  const sections = starts.map((s, i) => ({ key: s.name.toLowerCase(), text: body.slice(s.at, starts[i + 1]?.at ?? body.length) }));
+  // Trailing blank lines are layout (a section gains one when another is added after it), not content.
+  const sections = starts.map((s, i) => ({ key: s.name.toLowerCase(), text: body.slice(s.at, starts[i + 1]?.at ?? body.length).replace(/\s+$/, '') + '\n' }));
   return { preamble: body.slice(0, starts[0]?.at ?? body.length), sections };
 }
 
@@ -110,27 +111,22 @@ export function mergeBody(base: string, ours: string, theirs: string): { text: s
     const prev = T.sections.slice(0, i).reverse().find((p) => order.includes(p.key));
     order.splice(prev ? order.indexOf(prev.key) + 1 : 0, 0, s.key);
   });
-  const parts: string[] = [pre.text];
+  const parts: string[] = [];
   for (const key of order) {
     const b = bMap.get(key);
     const o = oMap.get(key);
     const t = tMap.get(key);
-    let text: string;
     if (o !== undefined && t !== undefined) {
       const r = mergeSection(key, b, o, t);
       conflict ||= r.conflict;
-      text = r.text;
-    } else {
-      // On one side only: new there (keep it), or deleted on the other (drop it unless changed since).
-      const only = (o ?? t)!;
-      if (b !== undefined && b === only) continue;
-      text = only;
+      parts.push(r.text);
+      continue;
     }
-    // A section that was last on one side may lack the blank line before the next heading.
-    const prev = parts[parts.length - 1];
-    if (prev && !prev.endsWith('\n\n') && parts.length > 1) parts[parts.length - 1] = prev.endsWith('\n') ? prev + '\n' : prev + '\n\n';
-    parts.push(text);
+    // On one side only: new there (keep it), or deleted on the other (drop it unless changed since).
+    const only = (o ?? t)!;
+    if (b !== undefined && b === only) continue;
+    parts.push(only);
   }
-  const out = parts.join('');
+  const out = pre.text + parts.join('\n');
   return { text: out.endsWith('\n') || out === '' ? out : out + '\n', conflict };
 }

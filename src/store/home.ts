@@ -12,6 +12,8 @@ export interface HomeConfig {
   ingress: { listen: string };
   capabilities: Record<string, { probe?: string; description?: string } | null>;
   watch: { no_progress_limit: number; run_timeout: string };
+  /** `shared`: a claim counts only once pushed to the remote (see docs/sync.md). */
+  claims: 'local' | 'shared';
 }
 
 export interface Home {
@@ -29,6 +31,7 @@ export const DEFAULT_CONFIG: HomeConfig = {
   ingress: { listen: '127.0.0.1:7420' },
   capabilities: {},
   watch: { no_progress_limit: 3, run_timeout: '30m' },
+  claims: 'local',
 };
 
 /** The .holon folder a --home/HOLON_HOME value names: the folder itself, or one that contains .holon. */
@@ -82,6 +85,7 @@ export function readConfig(dir: string): HomeConfig {
     throw invalid(`${file}: bad YAML: ${(err as Error).message.split('\n')[0]}`, 'fix the file, or compare with `holon init --home /tmp/x` output');
   }
   const c = (raw ?? {}) as Partial<HomeConfig>;
+  if (c.claims != null && c.claims !== 'local' && c.claims !== 'shared') throw invalid(`${file}: claims is "${String(c.claims)}"`, 'claims: shared (a claim counts once pushed) or claims: local (the default)');
   return {
     default_agent: c.default_agent ?? null,
     default_recheck: String(c.default_recheck ?? DEFAULT_CONFIG.default_recheck),
@@ -91,6 +95,7 @@ export function readConfig(dir: string): HomeConfig {
       no_progress_limit: Number(c.watch?.no_progress_limit ?? DEFAULT_CONFIG.watch.no_progress_limit),
       run_timeout: String(c.watch?.run_timeout ?? DEFAULT_CONFIG.watch.run_timeout),
     },
+    claims: c.claims === 'shared' ? 'shared' : 'local',
   };
 }
 

@@ -8,6 +8,7 @@ import { mutateWork } from '../../store/work-store.js';
 import type { Ctx } from '../context.js';
 import { actingAgent, holderOf } from '../holder.js';
 import { out, printJson } from '../output.js';
+import { claimChange } from '../shared-claims.js';
 import { targetItem } from '../work-args.js';
 
 function ttlOf(ttl: string | undefined): { ttl: string | null; ttlMs: number | null } {
@@ -26,38 +27,39 @@ function force(ctx: Ctx, wanted?: boolean): boolean {
   return Boolean(wanted);
 }
 
-export async function runClaim(ctx: Ctx, args: string[], opts: { ttl?: string; expectedVersion?: string; key?: string; json?: boolean }): Promise<void> {
+export async function runClaim(ctx: Ctx, args: string[], opts: { ttl?: string; expectedVersion?: string; key?: string; sync?: boolean; json?: boolean }): Promise<void> {
   const ref = targetItem(ctx, args[0]);
   let expectedVersion: number | null = null;
   if (opts.expectedVersion !== undefined) {
     expectedVersion = Number(opts.expectedVersion);
     if (!Number.isInteger(expectedVersion) || expectedVersion < 0) throw invalid(`--expected-version "${opts.expectedVersion}" is not a whole number`, 'pass the claim.version you read, e.g. --expected-version 3 (0 when unclaimed)');
   }
-  const { doc, outcome } = await claimWork(ctx.home(), ref, { holder: holderOf(ctx, actingAgent(ctx, ref.agent)), nowMs: ctx.nowMs, ...ttlOf(opts.ttl), expectedVersion, key: opts.key ?? null });
+  const req = { holder: holderOf(ctx, actingAgent(ctx, ref.agent)), nowMs: ctx.nowMs, ...ttlOf(opts.ttl), expectedVersion, key: opts.key ?? null };
+  const { doc, outcome } = await claimChange(ctx, opts.sync, `claim ${ref.id}`, () => claimWork(ctx.home(), ref, req), () => [ref.file]);
   report(doc, outcome === 'unchanged' ? 'already claimed by' : outcome === 'extended' ? 'lease extended:' : 'claimed by', opts.json, { outcome });
 }
 
-export async function runRenew(ctx: Ctx, args: string[], opts: { ttl?: string; json?: boolean }): Promise<void> {
+export async function runRenew(ctx: Ctx, args: string[], opts: { ttl?: string; sync?: boolean; json?: boolean }): Promise<void> {
   const ref = targetItem(ctx, args[0]);
   const { ttl, ttlMs } = ttlOf(opts.ttl);
-  const r = await mutateWork(ctx.home(), ref, ctx.nowMs, (doc) => ({ ...doc, item: applyRenew(doc.item, holderOf(ctx, actingAgent(ctx, ref.agent)), ctx.nowMs, ttl, ttlMs) }));
+  const r = await claimChange(ctx, opts.sync, `renew ${ref.id}`, () => mutateWork(ctx.home(), ref, ctx.nowMs, (doc) => ({ ...doc, item: applyRenew(doc.item, holderOf(ctx, actingAgent(ctx, ref.agent)), ctx.nowMs, ttl, ttlMs) })), () => [ref.file]);
   report(r.doc, 'renewed:', opts.json);
 }
 
-export async function runRelease(ctx: Ctx, args: string[], opts: { force?: boolean; json?: boolean }): Promise<void> {
+export async function runRelease(ctx: Ctx, args: string[], opts: { force?: boolean; sync?: boolean; json?: boolean }): Promise<void> {
   const ref = targetItem(ctx, args[0]);
   const f = force(ctx, opts.force);
-  const r = await mutateWork(ctx.home(), ref, ctx.nowMs, (doc) => ({ ...doc, item: applyRelease(doc.item, holderOf(ctx, actingAgent(ctx, ref.agent)), ctx.nowMs, f) }));
+  const r = await claimChange(ctx, opts.sync, `release ${ref.id}`, () => mutateWork(ctx.home(), ref, ctx.nowMs, (doc) => ({ ...doc, item: applyRelease(doc.item, holderOf(ctx, actingAgent(ctx, ref.agent)), ctx.nowMs, f) })), () => [ref.file]);
   if (opts.json) return printJson({ id: ref.id, claim: r.doc.item.claim, released: true, revision: r.doc.item.revision });
   out(`${ref.id}  released (was held by ${r.doc.item.claim?.holder})`);
 }
 
-export async function runTransfer(ctx: Ctx, args: string[], opts: { to?: string; force?: boolean; json?: boolean }): Promise<void> {
+export async function runTransfer(ctx: Ctx, args: string[], opts: { to?: string; force?: boolean; sync?: boolean; json?: boolean }): Promise<void> {
   if (!opts.to) throw usage('transfer to whom?', 'holon transfer ID --to AGENT');
   const to = opts.to.replace(/^agent:/, '');
   const ref = targetItem(ctx, args[0]);
   if (!listAgents(ctx.home()).includes(to)) throw invalid(`no agent "${to}" in this home`, `use one of: ${listAgents(ctx.home()).join(', ')}`);
   const f = force(ctx, opts.force);
-  const r = await mutateWork(ctx.home(), ref, ctx.nowMs, (doc) => ({ ...doc, item: applyTransfer(doc.item, holderOf(ctx, actingAgent(ctx, ref.agent)), to, ctx.nowMs, f) }));
+  const r = await claimChange(ctx, opts.sync, `transfer ${ref.id}`, () => mutateWork(ctx.home(), ref, ctx.nowMs, (doc) => ({ ...doc, item: applyTransfer(doc.item, holderOf(ctx, actingAgent(ctx, ref.agent)), to, ctx.nowMs, f) })), () => [ref.file]);
   report(r.doc, 'transferred to', opts.json);
 }

@@ -1,19 +1,22 @@
-import { HolonError, invalid, usage } from '../../core/errors.js';
+import { join } from 'node:path';
+import { conflict, HolonError, invalid, usage } from '../../core/errors.js';
 import { computeFrontier, prepare, runnableInOrder } from '../../core/frontier.js';
 import { parseDuration } from '../../core/time.js';
 import { viewOf } from '../../core/workitem.js';
 import { claimWork } from '../../store/claims.js';
 import { writeFocus } from '../../store/focus.js';
+import { agentDir } from '../../store/home.js';
 import { loadFrontierInput } from '../../store/frontier-input.js';
-import { readWorkFile, workFile } from '../../store/work-store.js';
+import { readWorkFile, workFile, type WorkRef } from '../../store/work-store.js';
 import type { Ctx } from '../context.js';
 import { holderOf } from '../holder.js';
 import { note, out, printJson } from '../output.js';
+import { claimChange } from '../shared-claims.js';
 import { waitSummary } from '../render.js';
 import { targetItem } from '../work-args.js';
 
 /** Sets the agent's focus. Focus is not running: the item may be waiting, and others keep their state. */
-export async function run(ctx: Ctx, args: string[], opts: { json?: boolean; ttl?: string }): Promise<void> {
+export async function run(ctx: Ctx, args: string[], opts: { json?: boolean; ttl?: string; sync?: boolean }): Promise<void> {
   if (!args[0]) return pickNext(ctx, opts);
   // With an id, pick only sets the focus: a lease length would be silently dropped.
   if (opts.ttl !== undefined) throw usage('--ttl applies only to `holon pick` without an id (which claims)', `to lease this item: holon claim ${args[0]} --ttl ${opts.ttl}`);
@@ -32,10 +35,32 @@ export async function run(ctx: Ctx, args: string[], opts: { json?: boolean; ttl?
  * `holon pick` with no id: the top runnable item of the frontier, claimed in one step. When another
  * process wins the claim race, the next runnable item is tried.
  */
-async function pickNext(ctx: Ctx, opts: { json?: boolean; ttl?: string }): Promise<void> {
+async function pickNext(ctx: Ctx, opts: { json?: boolean; ttl?: string; sync?: boolean }): Promise<void> {
   const home = ctx.home();
   const agent = ctx.agent();
   const holder = holderOf(ctx, agent);
+  // Shared claims: an attempt whose push lost is undone and tried again on the newer state.
+  let tried: WorkRef | null = null;
+  const attempt = async () => {
+    const x = await claimNext(ctx, opts, agent, holder);
+    tried = x.ref ?? tried;
+    return x;
+  };
+  const r = await claimChange(ctx, opts.sync, `pick for ${holder}`, attempt, (x) => (x.ref ? [x.ref.file, join(agentDir(home, agent), 'focus.yaml')] : []));
+  if (!r.ref && tried) {
+    const lostTo = readWorkFile((tried as WorkRef).file, (tried as WorkRef).id).item.claim;
+    throw conflict(`${(tried as WorkRef).id} was claimed on another clone first, by ${lostTo?.holder ?? 'someone else'}; nothing else is runnable for ${agent}`, 'see `holon frontier`; nothing of this pick was kept');
+  }
+  if (!r.ref) return nothingRunnable(r.input, agent, r.lost);
+  const { ref, focus, view, lost } = r;
+  if (opts.json) return printJson({ agent, focus: focus!.work_item, since: focus!.since, claim: view!.claim, item: view, skipped: lost });
+  out(`${ref.id}  ${view!.title}`);
+  note(`claimed by ${holder}${view!.claim?.expires_at ? ` until ${view!.claim.expires_at}` : ''}; now the focus of ${agent}`);
+}
+
+/** The claim of the top runnable item and the focus on it, or what made nothing runnable. */
+async function claimNext(ctx: Ctx, opts: { ttl?: string }, agent: string, holder: string) {
+  const home = ctx.home();
   const ttlMs = opts.ttl ? parseDuration(opts.ttl, '--ttl') : null;
   const { input } = await loadFrontierInput(home, agent, { holder, nowMs: ctx.nowMs, cwd: ctx.cwd });
   const runnable = runnableInOrder(prepare(input));
@@ -53,12 +78,12 @@ async function pickNext(ctx: Ctx, opts: { json?: boolean; ttl?: string }): Promi
       throw err;
     }
     const focus = await writeFocus(home, agent, ref.id, ctx.nowMs);
-    const view = viewOf(claimed.doc);
-    if (opts.json) return printJson({ agent, focus: focus.work_item, since: focus.since, claim: view.claim, item: view, skipped: lost });
-    out(`${ref.id}  ${view.title}`);
-    note(`claimed by ${holder}${view.claim?.expires_at ? ` until ${view.claim.expires_at}` : ''}; now the focus of ${agent}`);
-    return;
+    return { input, lost, ref, focus, view: viewOf(claimed.doc) };
   }
+  return { input, lost, ref: null, focus: null, view: null };
+}
+
+function nothingRunnable(input: Awaited<ReturnType<typeof loadFrontierInput>>['input'], agent: string, lost: string[]): never {
   const f = computeFrontier(input);
   const c = f.counts;
   const lines: string[] = [];

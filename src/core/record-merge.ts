@@ -30,7 +30,7 @@ export interface MergeConflict {
 }
 
 export interface MergeResult {
-  kind: 'work' | 'timer' | 'focus' | 'yaml' | 'text';
+  kind: 'work' | 'timer' | 'focus' | 'event' | 'yaml' | 'text';
   text: string;
   conflicts: MergeConflict[];
 }
@@ -42,6 +42,7 @@ export function recordKind(path: string): MergeResult['kind'] {
   if (/(^|\/)agents\/[^/]+\/work\/[^/]+\.md$/.test(p)) return 'work';
   if (/(^|\/)agents\/[^/]+\/timers\/[^/]+\.yaml$/.test(p)) return 'timer';
   if (/(^|\/)agents\/[^/]+\/focus\.yaml$/.test(p)) return 'focus';
+  if (/(^|\/)agents\/[^/]+\/(inbox|events)\/[^/]+\.yaml$/.test(p)) return 'event';
   if (/\.ya?ml$/.test(p)) return 'yaml';
   return 'text';
 }
@@ -62,6 +63,7 @@ export function mergeRecord(input: MergeInput): MergeResult {
     if (kind === 'work') text = mergeWork(input);
     else if (kind === 'timer') text = mergeYamlRecord(input, timerRules);
     else if (kind === 'focus') text = mergeYamlRecord(input, focusRules);
+    else if (kind === 'event') text = mergeYamlRecord(input, eventRules);
     else if (kind === 'yaml') text = mergeYamlRecord(input, {});
   } catch {
     // A side that does not parse (bad YAML, markers from an earlier merge) merges as text.
@@ -229,6 +231,28 @@ const focusRules: YamlRules = {
     const st = String(t.since ?? '');
     const win = so !== st ? (so > st ? o : t) : canon(o) <= canon(t) ? o : t;
     return { merged: { ...win }, conflicts: [] };
+  },
+};
+
+/**
+ * An event admitted on two clones (a task's result seen by two watchers): admitted beats queued, and
+ * the first admission (earlier admitted_at) is the one kept. Its waits settled the same way.
+ */
+const eventRules: YamlRules = {
+  merge(b, o, t) {
+    const adm = (x: Rec) => x.status === 'admitted';
+    if (adm(o) || adm(t)) {
+      const win = adm(o) && adm(t) ? (String(o.admitted_at ?? '') !== String(t.admitted_at ?? '') ? (String(o.admitted_at ?? '') < String(t.admitted_at ?? '') ? o : t) : canon(o) <= canon(t) ? o : t) : adm(o) ? o : t;
+      return { merged: { ...win }, conflicts: [] };
+    }
+    const merged: Rec = {};
+    const conflicts: string[] = [];
+    for (const key of new Set([...Object.keys(o), ...Object.keys(t)])) {
+      const r = mergeScalar(b[key], o[key], t[key]);
+      if (r.ok) merged[key] = r.value;
+      else conflicts.push(key);
+    }
+    return { merged, conflicts };
   },
 };
 

@@ -243,6 +243,15 @@ describe('record merge: timers and focus', () => {
     const r = mergeRecord({ path: T, base: timer(), ours: timer({ fire_count: '1', next_due_at: '"2026-12-01T10:00:00Z"' }), theirs: timer({ status: '"cancelled"', cancelled_at: '"2026-12-01T09:30:00Z"', next_due_at: 'null' }), nowMs: NOW });
     expect(parseYamlRecord(r.text, 't').data).toMatchObject({ status: 'cancelled', cancelled_at: '2026-12-01T09:30:00Z', next_due_at: null, fire_count: 1 });
   });
+  it('an event admitted on two clones: the first admission is kept', () => {
+    const ev = (status: string, at: string | null) => `id: "e-aaaaaaaa"\nagent: "main"\nsource: "task"\nstatus: "${status}"\nadmitted_at: ${at ? `"${at}"` : 'null'}\n`;
+    const path = '.holon/agents/main/events/e-aaaaaaaa.yaml';
+    const first = mergeRecord({ path, base: '', ours: ev('admitted', '2026-12-01T09:00:05Z'), theirs: ev('admitted', '2026-12-01T09:00:01Z'), nowMs: NOW });
+    expect(first.conflicts).toEqual([]);
+    expect(parseYamlRecord(first.text, 'e').data).toMatchObject({ status: 'admitted', admitted_at: '2026-12-01T09:00:01Z' });
+    const queued = mergeRecord({ path: path.replace('events', 'inbox'), base: ev('queued', null), ours: ev('queued', null).replace('task', 'external'), theirs: ev('admitted', '2026-12-01T09:00:01Z'), nowMs: NOW });
+    expect(parseYamlRecord(queued.text, 'e').data).toMatchObject({ status: 'admitted', source: 'task' });
+  });
   it('focus: the later pick wins', () => {
     const f = (id: string, since: string) => `work_item: "${id}"\nsince: "${since}"\n`;
     const r = mergeRecord({ path: '.holon/agents/main/focus.yaml', base: f('w-1', '2026-12-01T08:00:00Z'), ours: f('w-2', '2026-12-01T09:00:00Z'), theirs: f('w-3', '2026-12-01T09:05:00Z'), nowMs: NOW });

@@ -15,6 +15,10 @@ export interface WatchOptions {
   once?: boolean;
   listen?: string | null;
   log: (line: string) => void;
+  /** With `--sync`: whether this watcher holds the agent's lease (others' agents are left alone). */
+  serves?: (agent: string) => boolean;
+  /** Called when a run ends (with `--sync`: sync its results at once). */
+  onRunEnd?: () => void;
 }
 
 interface Pending {
@@ -187,6 +191,11 @@ export class Watcher {
     for (const [agent, q] of this.queue) {
       if (this.running.has(agent) || q.size === 0) continue;
       if (isStopped(this.home, agent)) continue;
+      if (this.opts.serves && !this.opts.serves(agent)) {
+        // Another machine's watcher serves it: its reasons are that watcher's to handle.
+        q.clear();
+        continue;
+      }
       for (const [item, pending] of q) {
         q.delete(item);
         if (this.startFor(agent, item, pending)) break;
@@ -230,6 +239,7 @@ export class Watcher {
     void handle.done.then((run) => {
       this.running.delete(agent);
       this.finished.push(run);
+      this.opts.onRunEnd?.();
       this.opts.log(`run ${run.id} ended: ${run.status}${run.exit_code !== null ? ` (exit ${run.exit_code})` : ''}${run.progress === false ? ', no progress' : ''}${run.blocked ? `; ${id} blocked after ${this.home.config.watch.no_progress_limit} runs without progress` : ''}`);
       if (!this.opts.once) this.requestPass(0);
     }, (err: Error) => {

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { WorkItem } from '../core/types.js';
-import type { Home } from './home.js';
 import { gitRun, git, lines } from './sync-git.js';
 import type { SyncTarget } from './sync.js';
 import { parseWorkText } from './work-store.js';
@@ -36,7 +35,7 @@ function itemNow(top: string, path: string): WorkItem | null {
   }
 }
 
-export function describeIncoming(_home: Home, t: SyncTarget, before: string, after: string, into: Incoming): void {
+export function describeIncoming(t: SyncTarget, before: string, after: string, into: Incoming): void {
   into.commits += Number(git(t.top, ['rev-list', '--count', `${before}..${after}`]));
   for (const row of lines(git(t.top, ['diff', '--name-status', '--no-renames', before, after, '--', t.rel]))) {
     const [status, path] = row.split('\t');

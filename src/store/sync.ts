@@ -60,11 +60,10 @@ export function syncTarget(home: Home, remoteWanted?: string): SyncTarget {
   const up = gitRun(top, ['rev-parse', '--abbrev-ref', '--symbolic-full-name', '@{u}']);
   const upstream = up.code === 0 ? up.stdout.trim() : '';
   const remotes = lines(git(top, ['remote']));
-  let remote = remoteWanted ?? (upstream ? upstream.split('/')[0] : remotes.includes('origin') ? 'origin' : remotes[0]);
+  const remote = remoteWanted ?? (upstream ? upstream.split('/')[0] : remotes.includes('origin') ? 'origin' : remotes[0]);
   if (!remote) throw invalid('this repository has no remote to sync with', 'add one: git remote add origin URL');
   if (!remotes.includes(remote)) throw invalid(`no remote "${remote}"`, `use one of: ${remotes.join(', ') || '(none: git remote add origin URL)'}`);
   const remoteBranch = upstream && upstream.startsWith(`${remote}/`) ? upstream.slice(remote.length + 1) : branch;
-  remote = remote.trim();
   return { top, rel, remote, branch: remoteBranch };
 }
 
@@ -154,7 +153,7 @@ export function syncHome(home: Home, opts: { remote?: string; retries?: number }
         return report;
       }
       const after = head(t.top);
-      if (after !== before) describeIncoming(home, t, before, after, report.incoming);
+      if (after !== before) describeIncoming(t, before, after, report.incoming);
       if (after === theirs) return report;
     }
     const out = theirs ? `${theirs}..HEAD` : 'HEAD';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { clones } from '../helpers/clones.js';
+import { until } from '../helpers/watch.js';
 
 const at = (min: number) => ({ HOLON_NOW: `2026-12-01T09:${String(min).padStart(2, '0')}:00Z` });
 
@@ -129,5 +130,16 @@ describe('holon sync: what it refuses and reports', () => {
     const r = JSON.parse(await c.must(0, ['sync', '--json']));
     expect(r.incoming.new_items).toEqual([{ id, agent: 'main', title: 'Release 1.2' }]);
     expect(c.git(0, 'ls-tree', '-r', '--name-only', 'HEAD').split('\n').filter((f) => f.includes('/local/'))).toEqual([]);
+  });
+
+  it("a task's result travels: a wait on it from another clone gets the result at once", async () => {
+    const c = await clones(2);
+    const handle = (await c.must(0, ['task', 'run', '--work', c.id, '--', 'sh', '-c', 'echo built-on-a; exit 3'])).trim().split(/\s/)[0];
+    await until(async () => JSON.parse(await c.must(0, ['task', 'list', '--json'])).tasks?.some((t: { id: string; status: string }) => t.id === handle && t.status !== 'running'), 30_000, 'the task to end');
+    await until(async () => (await c.h(0, ['inbox', '--json'])).stdout.includes(`task:${handle}`), 30_000, 'its result event');
+    await c.must(0, ['sync']);
+    await c.must(1, ['sync']);
+    const r = JSON.parse(await c.must(1, ['wait', c.id, '--for', `task:${handle}`, '--reason', 'the build', '--json']));
+    expect(r).toMatchObject({ registered: false, result: { task: handle, status: 'finished', exit_code: 3, output_tail: expect.stringContaining('built-on-a') } });
   });
 });

@@ -10,6 +10,7 @@ import { viewOf } from '../../core/workitem.js';
 import { readAdmitted } from '../../store/event-store.js';
 import { listAgents } from '../../store/home.js';
 import { locateTask, readTask, type TaskRecord } from '../../store/tasks.js';
+import { travelledTaskResult } from '../../store/task-results.js';
 import { locateTimer, readTimerFile, timerFile } from '../../store/timers.js';
 import { loadAgentWork } from '../../store/work-index.js';
 import { mutateWork, readWorkFile, workFile, type WorkRef } from '../../store/work-store.js';
@@ -92,6 +93,12 @@ export async function run(ctx: Ctx, args: string[], opts: WaitOpts): Promise<voi
   let timer = null;
   let createdTimer = false;
   if (target.kind === 'task') {
+    // A task another clone ran: its result came with a sync as a committed event.
+    const travelled = travelledTaskResult(home, ref.agent, target.resource);
+    if (travelled) {
+      if (opts.json) return printJson({ registered: false, work_item: ref.id, result: travelled });
+      return out(`${travelled.task} already ${travelled.status} on another machine: ${travelled.signal ? `killed by ${travelled.signal}` : `exit code ${travelled.exit_code}`} (nothing registered; event ${travelled.event})`);
+    }
     target.resource = locateTask(home, target.resource);
     const t = readTask(home, target.resource);
     if (t.status !== 'running') {

@@ -19,9 +19,14 @@ export class WatchSync {
     this.holder = watcherHolder(home);
   }
 
-  /** A lease outlives three missed rounds: one slow push does not hand the agent over. */
+  /** A lease outlives three missed rounds (and 10 s at least): one slow push does not hand the agent over. */
   get ttlMs(): number {
-    return Math.max(3 * this.everyMs, 3000);
+    return Math.max(3 * this.everyMs, 10_000);
+  }
+
+  /** Whether this watcher may run the agent now: it holds the lease and the lease has not run out. */
+  serves(agent: string): boolean {
+    return this.served.has(agent) && Date.now() < this.ourExpiry - 1000;
   }
 
   start(onChange: () => void): void {
@@ -46,11 +51,12 @@ export class WatchSync {
   }
 
   private async roundOnce(): Promise<void> {
-    const now = Date.now();
     let r: LeaseRound;
+    const started = Date.now();
     try {
       r = await sharedChange(this.home, 'watch lease', async () => takeLeases(this.home, this.agents(), this.holder, Date.now(), this.ttlMs), (x) => x.files, { retries: 3 });
-      this.ourExpiry = now + this.ttlMs;
+      // The lease pushed was written during the round: count its time from the round's start.
+      this.ourExpiry = started + this.ttlMs;
     } catch (err) {
       // Not pushed: keep serving only while the lease the remote last saw is still ours and live.
       if (Date.now() >= this.ourExpiry) this.served.clear();

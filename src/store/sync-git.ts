@@ -9,10 +9,17 @@ export interface GitResult {
   stderr: string;
 }
 
+const INDEX_BUSY = /index\.lock'?: File exists|Unable to create .*\.lock/;
+
+/** Runs git; while another git process in this clone holds the index (a watcher's round), waits for it. */
 export function gitRun(cwd: string, args: string[], input?: string): GitResult {
-  const r = spawnSync('git', args, { cwd, encoding: 'utf8', input, maxBuffer: 256 * 1024 * 1024, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } });
-  if (r.error) throw invalid(`cannot run git: ${r.error.message}`, 'install git and make sure it is on PATH');
-  return { code: r.status ?? 1, stdout: r.stdout, stderr: r.stderr };
+  for (let attempt = 0; ; attempt++) {
+    const r = spawnSync('git', args, { cwd, encoding: 'utf8', input, maxBuffer: 256 * 1024 * 1024, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } });
+    if (r.error) throw invalid(`cannot run git: ${r.error.message}`, 'install git and make sure it is on PATH');
+    const res = { code: r.status ?? 1, stdout: r.stdout, stderr: r.stderr };
+    if (res.code === 0 || attempt >= 40 || !INDEX_BUSY.test(res.stderr) || args[0] === 'push') return res;
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+  }
 }
 
 /** Runs git and returns stdout trimmed; a failure is an error naming the command and git's message. */

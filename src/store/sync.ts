@@ -101,10 +101,19 @@ export function fetchRemote(t: SyncTarget): string | null {
   return git(t.top, ['rev-parse', 'FETCH_HEAD']);
 }
 
-/** Merges `theirs` into HEAD through the driver; returns the unmerged files (the merge stays in progress). */
+const DIRTY = /commit your changes or stash them|would be overwritten by merge/;
+
+/**
+ * Merges `theirs` into HEAD through the driver; returns the unmerged files (the merge stays in
+ * progress). A record written since the home was committed (a watcher's round, an agent's note) is
+ * committed and the merge tried again.
+ */
 export function mergeRemote(t: SyncTarget, theirs: string): string[] {
   if (isAncestor(t.top, theirs, 'HEAD')) return [];
-  const r = gitRun(t.top, [...identity(t.top), 'merge', '-q', '--no-edit', '-m', `holon sync: merge ${t.remote}/${t.branch}`, theirs]);
+  let r = gitRun(t.top, [...identity(t.top), 'merge', '-q', '--no-edit', '-m', `holon sync: merge ${t.remote}/${t.branch}`, theirs]);
+  for (let i = 0; i < 5 && r.code !== 0 && DIRTY.test(r.stderr + r.stdout) && commitHome(t, `holon sync from ${hostname() || 'a machine'}`).length; i++) {
+    r = gitRun(t.top, [...identity(t.top), 'merge', '-q', '--no-edit', '-m', `holon sync: merge ${t.remote}/${t.branch}`, theirs]);
+  }
   if (r.code === 0) return [];
   const unmerged = lines(git(t.top, ['diff', '--name-only', '--diff-filter=U']));
   if (unmerged.length) return unmerged;

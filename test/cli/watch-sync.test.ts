@@ -22,16 +22,17 @@ echo "end $CLONE $(date +%s%N)" >> ${runsLog}
     await c.must(1, ['sync']);
     const watchers: WatchProc[] = [0, 1].map((i) => startWatch(c.dirs[i], ['--sync', '1s'], { CLONE: `c${i}` }));
     try {
-      const first = await Promise.race(watchers.map((w, i) => w.waitFor(/serving main/, 60_000).then(() => i)));
-      const other = 1 - first;
-      await watchers[other].waitFor(/main is served by/, 60_000);
+      // The one that logs that another watcher serves main is the other one.
+      const other = await Promise.race(watchers.map((w, i) => w.waitFor(/main is served by/, 60_000).then(() => i)));
+      const first = 1 - other;
+      await watchers[first].waitFor(/serving main/, 60_000);
       // New work arrives on the clone whose watcher does not serve the agent: the serving one runs it.
       const a = (await c.must(other, ['new', 'first job'])).trim();
       await c.must(other, ['sync']);
       await until(() => existsSync(runsLog) && /^end /m.test(readFileSync(runsLog, 'utf8')), 60_000, 'the first run');
       expect(readFileSync(runsLog, 'utf8')).toMatch(new RegExp(`^start c${first} `, 'm'));
       await until(async () => (await c.h(other, ['show', a, '--json'])).stdout.includes('"status": "done"'), 60_000, 'the first job done, seen on the other clone');
-      // Killed: its lease runs out (3 s) and the other watcher takes the agent over.
+      // Killed: its lease runs out (10 s) and the other watcher takes the agent over.
       watchers[first].child.kill('SIGKILL');
       await watchers[first].exited;
       await watchers[other].waitFor(/serving main/, 60_000);
@@ -45,5 +46,6 @@ echo "end $CLONE $(date +%s%N)" >> ${runsLog}
     } finally {
       await Promise.all(watchers.map((w) => w.stop()));
     }
-  });
+    // Two clones, two watchers, a 10 s lease to run out: generous on a shared machine.
+  }, 180_000);
 });

@@ -20,7 +20,7 @@ export async function run(ctx: Ctx, _args: string[], opts: { listen?: string | b
   const { stalePid } = await acquireWatcher(home, Date.now());
   if (stalePid) log(`took over from a watcher that is gone (pid ${stalePid})`);
   const sync = opts.sync ? await startSync(home, agents, parseDuration(opts.sync, '--sync'), log) : null;
-  const w = new Watcher(home, { agents, once: opts.once, listen, log, serves: sync ? (a) => sync.served.has(a) : undefined, onRunEnd: sync ? () => void sync.round() : undefined });
+  const w = new Watcher(home, { agents, once: opts.once, listen, log, serves: sync ? (a) => sync.serves(a) : undefined, onRunEnd: sync ? () => void sync.round() : undefined });
   sync?.start(() => w.requestPass(0));
   try {
     if (opts.once) {

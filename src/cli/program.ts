@@ -6,6 +6,7 @@ import { defineWaitCommands } from './defs/waits-defs.js';
 import { defineFrontierCommands } from './defs/frontier-defs.js';
 import { defineAgentCommands } from './defs/agent-defs.js';
 import { defineThreadCommands } from './defs/thread-defs.js';
+import { defineSyncCommands } from './defs/sync-defs.js';
 
 /** The command tree. Definitions are cheap; each handler module is imported only when its command runs. */
 export function buildProgram(): Command {
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   defineFrontierCommands(program);
   defineAgentCommands(program);
   defineThreadCommands(program);
+  defineSyncCommands(program);
   configureErrors(program);
   return program;
 }

@@ -40,6 +40,12 @@ export interface ParsedRecord {
 
 const CONFLICT = /^(<{7}|={7}|>{7})(\s|$)/;
 
+/** What a conflict at `line` is: the text after `<<<<<<< ours` (holon's merge says which field clashed). */
+export function conflictMessage(text: string, line: number): string {
+  const m = /^<{7}\s*(?:ours\s*)?\((holon merge: .*)\)\s*$/.exec(text.split('\n')[line - 1] ?? '');
+  return m ? `git conflict marker (${m[1]})` : 'git conflict marker';
+}
+
 /** Finds git conflict markers; returns the 1-based line of the first, or 0. */
 export function conflictLine(text: string): number {
   const lines = text.split('\n');
@@ -85,7 +91,7 @@ export function parseMarkdownRecord(text: string, file: string): ParsedRecord {
     throw new RecordParseError({
       file,
       line: cl,
-      message: 'git conflict marker',
+      message: conflictMessage(text, cl),
       fix: 'resolve the merge: keep one side of each <<<<<<< ======= >>>>>>> block, delete the markers, then run `holon check`',
     });
   }
@@ -110,7 +116,7 @@ export function parseMarkdownRecord(text: string, file: string): ParsedRecord {
 export function parseYamlRecord(text: string, file: string, example = 'id: "t-4f2a9c1k"'): ParsedRecord {
   const cl = conflictLine(text);
   if (cl) {
-    throw new RecordParseError({ file, line: cl, message: 'git conflict marker', fix: 'resolve the merge, delete the markers, then run `holon check`' });
+    throw new RecordParseError({ file, line: cl, message: conflictMessage(text, cl), fix: 'resolve the merge: keep one side of each <<<<<<< ======= >>>>>>> block, delete the markers, then run `holon check`' });
   }
   const src = text.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n');
   return { data: parseYamlMap(src, file, 0, example), entries: splitEntries(src), body: '' };

@@ -120,6 +120,7 @@ export const TOOLS: ToolDef[] = [
       if (!r.registered) {
         if ('result' in r) return { registered: false, work_item: r.work_item, result: r.result };
         if ('thread_result' in r) return { registered: false, work_item: r.work_item, result: r.thread_result };
+        if ('travelled' in r) return { registered: false, work_item: r.work_item, result: r.travelled };
         return { registered: false, work_item: r.work_item, timer: r.timer };
       }
       return { registered: true, work_item: r.work_item, wait: r.wait, timer: r.timer, notes: r.notes };

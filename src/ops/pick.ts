@@ -16,14 +16,11 @@ export async function pick(ctx: OpsCtx, ref: WorkRef): Promise<{ agent: string; 
   return { agent: ref.agent, focus, item };
 }
 
-/**
- * The top runnable item of the frontier, claimed in one step. When another process wins the claim
- * race, the next runnable item is tried; nothing runnable is a refusal (exit 3) saying why.
- */
-export async function pickNext(ctx: OpsCtx, opts: { ttl?: string }) {
+type FrontierInput = Awaited<ReturnType<typeof loadFrontierInput>>['input'];
+
+/** The claim of the top runnable item and the focus on it; `ref` null when nothing could be claimed. */
+export async function claimNext(ctx: OpsCtx, opts: { ttl?: string }, agent: string, holder: string): Promise<{ input: FrontierInput; lost: string[]; ref: WorkRef | null; focus: Focus | null; view: WorkView | null }> {
   const home = ctx.home();
-  const agent = ctx.agent();
-  const holder = holderOf(ctx, agent);
   const ttlMs = opts.ttl ? parseDuration(opts.ttl, '--ttl') : null;
   const { input } = await loadFrontierInput(home, agent, { holder, nowMs: ctx.nowMs, cwd: ctx.cwd });
   const runnable = runnableInOrder(prepare(input));
@@ -41,9 +38,13 @@ export async function pickNext(ctx: OpsCtx, opts: { ttl?: string }) {
       throw err;
     }
     const focus = await writeFocus(home, agent, ref.id, ctx.nowMs);
-    const item = viewOf(claimed.doc);
-    return { agent, holder, focus, claim: item.claim, item, skipped: lost };
+    return { input, lost, ref, focus, view: viewOf(claimed.doc) };
   }
+  return { input, lost, ref: null, focus: null, view: null };
+}
+
+/** The refusal (exit 3) when nothing is runnable, saying why and what a person must decide. */
+export function nothingRunnable(input: FrontierInput, agent: string, lost: string[]): never {
   const f = computeFrontier(input);
   const c = f.counts;
   const lines: string[] = [];
@@ -57,4 +58,16 @@ export async function pickNext(ctx: OpsCtx, opts: { ttl?: string }) {
     `nothing is runnable for ${agent} (needs_decision ${c.needs_decision}, needs_action ${c.needs_action}, waiting ${c.waiting}, resume_candidates ${c.resume_candidates}, not_runnable ${c.not_runnable})`,
     lines.join('\n'),
   );
+}
+
+/**
+ * The top runnable item of the frontier, claimed in one step. When another process wins the claim
+ * race, the next runnable item is tried; nothing runnable is a refusal (exit 3) saying why.
+ */
+export async function pickNext(ctx: OpsCtx, opts: { ttl?: string }) {
+  const agent = ctx.agent();
+  const holder = holderOf(ctx, agent);
+  const r = await claimNext(ctx, opts, agent, holder);
+  if (!r.ref) return nothingRunnable(r.input, agent, r.lost);
+  return { agent, holder, focus: r.focus!, claim: r.view!.claim, item: r.view!, skipped: r.lost };
 }

@@ -10,6 +10,7 @@ import { viewOf, type WorkView } from '../core/workitem.js';
 import { readAdmitted } from '../store/event-store.js';
 import { listAgents } from '../store/home.js';
 import { locateTask, readTask, type TaskRecord } from '../store/tasks.js';
+import { travelledTaskResult, type TravelledResult } from '../store/task-results.js';
 import { locateTimer, readTimerFile, timerFile } from '../store/timers.js';
 import { loadAgentWork } from '../store/work-index.js';
 import { mutateWork, readWorkFile, workFile, type WorkRef } from '../store/work-store.js';
@@ -30,7 +31,8 @@ export type WaitOutcome =
   | { registered: true; work_item: string; wait: Wait; timer: ReturnType<typeof timerView> | null; item: WorkView; notes: string[] }
   | { registered: false; work_item: string; result: ReturnType<typeof taskResult>; task: TaskRecord; notes: string[] }
   | { registered: false; work_item: string; timer: ReturnType<typeof timerView>; notes: string[] }
-  | { registered: false; work_item: string; thread_result: ThreadResult; notes: string[] };
+  | { registered: false; work_item: string; thread_result: ThreadResult; notes: string[] }
+  | { registered: false; work_item: string; travelled: TravelledResult; notes: string[] };
 
 /** A thread command that already ended: its result, returned at once instead of registering a wait. */
 export interface ThreadResult {
@@ -132,6 +134,9 @@ export async function wait(ctx: OpsCtx, ref: WorkRef, opts: WaitOptions): Promis
     target.resource = found.thread!;
     threadCommand = { agent: found.agent!, thread: found.thread!, command: found.command! };
   } else if (target.kind === 'task') {
+    // A task another clone ran: its result came with a sync as a committed event.
+    const travelled = travelledTaskResult(home, ref.agent, target.resource);
+    if (travelled) return { registered: false, work_item: ref.id, travelled, notes };
     target.resource = locateTask(home, target.resource);
     const t = readTask(home, target.resource);
     if (t.status !== 'running') return { registered: false, work_item: ref.id, result: taskResult(t), task: t, notes };

@@ -22,6 +22,10 @@ export interface WatchOptions {
   log: (line: string) => void;
   /** The clock retries are judged by (HOLON_NOW with --once, for tests); default the real time. */
   now?: () => number;
+  /** With `--sync`: whether this watcher holds the agent's lease (others' agents are left alone). */
+  serves?: (agent: string) => boolean;
+  /** Called when a run ends (with `--sync`: sync its results at once). */
+  onRunEnd?: () => void;
 }
 
 interface Pending {
@@ -220,6 +224,11 @@ export class Watcher {
     for (const [agent, q] of this.queue) {
       if (this.running.has(agent) || q.size === 0) continue;
       if (isStopped(this.home, agent)) continue;
+      if (this.opts.serves && !this.opts.serves(agent)) {
+        // Another machine's watcher serves it: its reasons are that watcher's to handle.
+        q.clear();
+        continue;
+      }
       for (const [item, pending] of q) {
         if ((this.holds.get(`${agent}/${item}`) ?? 0) > this.now()) continue;
         q.delete(item);
@@ -273,6 +282,7 @@ export class Watcher {
       // Only a run that ended ok consumed its wakes; after any other end they are pending again.
       if (run.status !== 'ok') this.covered = coveredByRuns(this.home);
       const plan = run.status === 'ok' ? null : retryPlan(listRuns(this.home, { agent, work: id }).filter((r) => r.work_item === id), this.settings.retry);
+      this.opts.onRunEnd?.();
       this.opts.log(endedLine(run, plan, this.settings));
       if (!this.opts.once) this.requestPass(0);
     }, (err: Error) => {

@@ -13,6 +13,7 @@ export interface HomeConfig {
   ingress: { listen: string };
   capabilities: Record<string, { probe?: string; description?: string } | null>;
   watch: WatchConfig;
+  claims: 'local' | 'shared';
 }
 
 export interface Home {
@@ -30,6 +31,7 @@ export const DEFAULT_CONFIG: HomeConfig = {
   ingress: { listen: '127.0.0.1:7420' },
   capabilities: {},
   watch: DEFAULT_WATCH,
+  claims: 'local',
 };
 
 /** The .holon folder a --home/HOLON_HOME value names: the folder itself, or one that contains .holon. */
@@ -83,12 +85,14 @@ export function readConfig(dir: string): HomeConfig {
     throw invalid(`${file}: bad YAML: ${(err as Error).message.split('\n')[0]}`, 'fix the file, or compare with `holon init --home /tmp/x` output');
   }
   const c = (raw ?? {}) as Partial<HomeConfig>;
+  if (c.claims != null && c.claims !== 'local' && c.claims !== 'shared') throw invalid(`${file}: claims is "${String(c.claims)}"`, 'claims: shared (a claim counts once pushed) or claims: local (the default)');
   return {
     default_agent: c.default_agent ?? null,
     default_recheck: String(c.default_recheck ?? DEFAULT_CONFIG.default_recheck),
     ingress: { listen: String(c.ingress?.listen ?? DEFAULT_CONFIG.ingress.listen) },
     capabilities: (c.capabilities as HomeConfig['capabilities']) ?? {},
     watch: watchConfig(c.watch),
+    claims: c.claims === 'shared' ? 'shared' : 'local',
   };
 }
 

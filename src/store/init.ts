@@ -29,6 +29,7 @@ export function initHome(dir: string, agent: string): string[] {
   mkdirSync(join(dir, 'agents'), { recursive: true });
   if (writeNew(join(dir, 'holon.yaml'), template('holon.yaml', agent))) created.push(join(dir, 'holon.yaml'));
   if (writeNew(join(dir, '.gitignore'), template('gitignore', agent))) created.push(join(dir, '.gitignore'));
+  if (writeNew(join(dir, '.gitattributes'), template('gitattributes', agent))) created.push(join(dir, '.gitattributes'));
   created.push(...addAgent(dir, agent));
   return created;
 }

@@ -3,6 +3,7 @@ import type { WorkDoc } from '../../core/workitem.js';
 import { claim, release, renew, transfer } from '../../ops/claim.js';
 import type { Ctx } from '../context.js';
 import { out, printJson } from '../output.js';
+import { claimChange } from '../shared-claims.js';
 import { targetItem } from '../work-args.js';
 
 function report(doc: WorkDoc, what: string, json?: boolean, extra: Record<string, unknown> = {}): void {
@@ -11,26 +12,28 @@ function report(doc: WorkDoc, what: string, json?: boolean, extra: Record<string
   out(`${doc.item.id}  ${what}${c ? ` ${c.holder}${c.expires_at ? ` until ${c.expires_at}` : ''} (version ${c.version}, epoch ${c.epoch})` : ''}`);
 }
 
-export async function runClaim(ctx: Ctx, args: string[], opts: { ttl?: string; expectedVersion?: string; key?: string; json?: boolean }): Promise<void> {
+export async function runClaim(ctx: Ctx, args: string[], opts: { ttl?: string; expectedVersion?: string; key?: string; sync?: boolean; json?: boolean }): Promise<void> {
   const ref = targetItem(ctx, args[0]);
-  const { doc, outcome } = await claim(ctx, ref, opts);
+  const { doc, outcome } = await claimChange(ctx, opts.sync, `claim ${ref.id}`, () => claim(ctx, ref, opts), () => [ref.file]);
   report(doc, outcome === 'unchanged' ? 'already claimed by' : outcome === 'extended' ? 'lease extended:' : 'claimed by', opts.json, { outcome });
 }
 
-export async function runRenew(ctx: Ctx, args: string[], opts: { ttl?: string; json?: boolean }): Promise<void> {
-  const r = await renew(ctx, targetItem(ctx, args[0]), opts);
+export async function runRenew(ctx: Ctx, args: string[], opts: { ttl?: string; sync?: boolean; json?: boolean }): Promise<void> {
+  const ref = targetItem(ctx, args[0]);
+  const r = await claimChange(ctx, opts.sync, `renew ${ref.id}`, () => renew(ctx, ref, opts), () => [ref.file]);
   report(r.doc, 'renewed:', opts.json);
 }
 
-export async function runRelease(ctx: Ctx, args: string[], opts: { force?: boolean; json?: boolean }): Promise<void> {
+export async function runRelease(ctx: Ctx, args: string[], opts: { force?: boolean; sync?: boolean; json?: boolean }): Promise<void> {
   const ref = targetItem(ctx, args[0]);
-  const r = await release(ctx, ref, opts);
+  const r = await claimChange(ctx, opts.sync, `release ${ref.id}`, () => release(ctx, ref, opts), () => [ref.file]);
   if (opts.json) return printJson({ id: ref.id, claim: r.doc.item.claim, released: true, revision: r.doc.item.revision });
   out(`${ref.id}  released (was held by ${r.doc.item.claim?.holder})`);
 }
 
-export async function runTransfer(ctx: Ctx, args: string[], opts: { to?: string; force?: boolean; json?: boolean }): Promise<void> {
+export async function runTransfer(ctx: Ctx, args: string[], opts: { to?: string; force?: boolean; sync?: boolean; json?: boolean }): Promise<void> {
   if (!opts.to) throw usage('transfer to whom?', 'holon transfer ID --to AGENT');
-  const r = await transfer(ctx, targetItem(ctx, args[0]), { to: opts.to, force: opts.force });
+  const ref = targetItem(ctx, args[0]);
+  const r = await claimChange(ctx, opts.sync, `transfer ${ref.id}`, () => transfer(ctx, ref, { to: opts.to!, force: opts.force }), () => [ref.file]);
   report(r.doc, 'transferred to', opts.json);
 }

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { relPath } from '../render.js';
 import { addAgent, initHome } from '../../store/init.js';
+import { configureDriver } from '../../store/sync-setup.js';
 import { homeDirFor, listAgents } from '../../store/home.js';
 import { readFocus } from '../../store/focus.js';
 import { loadAgentWork } from '../../store/work-index.js';
@@ -14,6 +15,8 @@ export function runInit(ctx: Ctx, _args: string[], opts: { json?: boolean }): vo
   const agent = ctx.globals.agent ?? ctx.env.HOLON_AGENT ?? 'main';
   const existed = existsSync(join(dir, 'holon.yaml'));
   const created = initHome(dir, agent);
+  // In a git repository, this clone's git config learns the merge driver the .gitattributes names.
+  configureDriver(dir);
   if (opts.json) return printJson({ home: dir, agent, created, existed });
   if (!created.length) return out(`holon home already set up at ${dir}; nothing changed`);
   out(`${existed ? 'updated' : 'created'} holon home at ${dir}`);

@@ -42,6 +42,11 @@ export async function run(ctx: Ctx, args: string[], opts: WaitOpts): Promise<voi
       if (t.output_tail) out(t.output_tail.replace(/\n$/, ''));
       return;
     }
+    if ('travelled' in r) {
+      const t = r.travelled;
+      if (opts.json) return printJson({ registered: false, work_item: ref.id, result: t });
+      return out(`${t.task} already ${t.status} on another machine: ${t.signal ? `killed by ${t.signal}` : `exit code ${t.exit_code}`} (nothing registered; event ${t.event})`);
+    }
     if ('thread_result' in r) {
       const found = r.thread_result;
       if (opts.json) return printJson({ registered: false, work_item: ref.id, result: found });

@@ -1,5 +1,6 @@
 import { usage } from '../../core/errors.js';
-import { resolveAgent } from '../../store/home.js';
+import { parseDuration } from '../../core/time.js';
+import { listAgents, resolveAgent, type Home } from '../../store/home.js';
 import { acquireWatcher, releaseWatcher } from '../../store/watcher-lock.js';
 import { Watcher } from '../../runtime/watch-loop.js';
 import { settingsOf } from '../../runtime/run-agent.js';
@@ -10,7 +11,7 @@ import { note, printJson } from '../output.js';
 const graceMs = (env: NodeJS.ProcessEnv) => (env.HOLON_WATCH_GRACE_MS ? Number(env.HOLON_WATCH_GRACE_MS) : 10_000);
 
 /** `holon watch`: the loop, until SIGINT/SIGTERM (or one pass with --once). */
-export async function run(ctx: Ctx, _args: string[], opts: { listen?: string | boolean; once?: boolean; json?: boolean }): Promise<void> {
+export async function run(ctx: Ctx, _args: string[], opts: { listen?: string | boolean; once?: boolean; json?: boolean; sync?: string }): Promise<void> {
   if (opts.json && !opts.once) throw usage('--json prints the runs of one pass: it needs --once', 'holon watch --once --json (a long-running watch logs to stderr; see `holon runs --json`)');
   const home = ctx.home();
   // Only an explicit --agent narrows the watcher (HOLON_AGENT in its environment does not).
@@ -23,7 +24,9 @@ export async function run(ctx: Ctx, _args: string[], opts: { listen?: string | b
   if (stalePid) log(`took over from a watcher that is gone (pid ${stalePid})`);
   // Retries are judged on HOLON_NOW when it is set (tests and replays with --once).
   const now = ctx.env.HOLON_NOW ? () => ctx.nowMs : undefined;
-  const w = new Watcher(home, { agents, once: opts.once, listen, log, now });
+  const sync = opts.sync ? await startSync(home, agents, parseDuration(opts.sync, '--sync'), log) : null;
+  const w = new Watcher(home, { agents, once: opts.once, listen, log, now, serves: sync ? (a) => sync.serves(a) : undefined, onRunEnd: sync ? () => void sync.round() : undefined });
+  sync?.start(() => w.requestPass(0));
   try {
     if (opts.once) {
       await w.start();
@@ -48,6 +51,15 @@ export async function run(ctx: Ctx, _args: string[], opts: { listen?: string | b
       });
     });
   } finally {
+    await sync?.stop();
     releaseWatcher(home);
   }
+}
+
+/** `--sync EVERY`: the first round decides which agents this watcher serves before any run starts. */
+async function startSync(home: Home, agents: string[], everyMs: number, log: (line: string) => void) {
+  const { WatchSync } = await import('../../runtime/watch-sync.js');
+  const s = new WatchSync(home, () => (agents.length ? agents : listAgents(home)), everyMs, log);
+  await s.round();
+  return s;
 }

@@ -43,6 +43,7 @@ export function defineFrontierCommands(program: Command): void {
     .option('--ttl <duration>', 'lease length, e.g. 45m; without it the claim holds until released')
     .option('--expected-version <n>', 'compare-and-swap: fail (exit 5) unless claim.version is N (0 when never claimed)')
     .option('--key <key>', 'idempotency key: a retried claim with the same key by the same holder is a no-op')
+    .option('--sync', 'count it only once pushed to the remote (as `claims: shared` in holon.yaml does)')
     .option('--json', 'print the claim as JSON')
     .action(lazy(() => import('../commands/claim.js'), 'runClaim'));
 
@@ -51,6 +52,7 @@ export function defineFrontierCommands(program: Command): void {
     .argument('[id]', 'WorkItem id (default: the focus)')
     .description('extend your live lease (default: by the ttl it was granted with)')
     .option('--ttl <duration>', 'new lease length from now')
+    .option('--sync', 'count it only once pushed (as `claims: shared` does)')
     .option('--json', 'print the claim as JSON')
     .action(lazy(() => import('../commands/claim.js'), 'runRenew'));
 
@@ -59,6 +61,7 @@ export function defineFrontierCommands(program: Command): void {
     .argument('[id]', 'WorkItem id (default: the focus)')
     .description('end your claim now (the record keeps who held it)')
     .option('--force', 'a person may release another holder\'s claim')
+    .option('--sync', 'count it only once pushed (as `claims: shared` does)')
     .option('--json', 'print the claim as JSON')
     .action(lazy(() => import('../commands/claim.js'), 'runRelease'));
 
@@ -68,6 +71,7 @@ export function defineFrontierCommands(program: Command): void {
     .description('hand your live claim to another agent (new epoch, same expiry)')
     .option('--to <agent>', 'the receiving agent')
     .option('--force', 'a person may transfer another holder\'s claim')
+    .option('--sync', 'count it only once pushed (as `claims: shared` does)')
     .option('--json', 'print the claim as JSON')
     .action(lazy(() => import('../commands/claim.js'), 'runTransfer'));
 

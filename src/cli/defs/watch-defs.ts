@@ -9,6 +9,7 @@ export function defineWatchCommands(program: Command): void {
     .option('--listen [host:port]', 'serve HTTP ingress on loopback (default address: holon.yaml ingress.listen; port 0 picks a free one)')
     .option('--once', 'do one pass, wait for the runs it started, and exit (for CI cron jobs)')
     .option('--json', 'with --once: print the runs as JSON')
+    .option('--sync <every>', 'several machines: sync the home this often (e.g. 30s) and after each run; run only the agents whose watch lease this watcher holds')
     .addHelpText('after', '\nWatch only one agent with the global --agent NAME. Logs go to stderr; run records to .holon/local/runs/.')
     .action(lazy(() => import('../commands/watch.js')));
 

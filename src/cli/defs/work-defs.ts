@@ -65,6 +65,7 @@ export function defineWorkCommands(program: Command): void {
     .argument('[id]', 'WorkItem id or unique prefix; without it: claim the top runnable item of the frontier')
     .description('make a WorkItem the agent\'s focus (the current WorkItem; focus is not running)')
     .option('--ttl <duration>', 'without an id: claim as a lease of this length')
+    .option('--sync', 'without an id: the claim counts only once pushed (as `claims: shared` in holon.yaml does)')
     .option('--json', 'print as JSON')
     .action(lazy(() => import('../commands/pick.js')));
 

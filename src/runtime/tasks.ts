@@ -8,6 +8,7 @@ import { eventExists, occurrenceEventId } from '../store/event-store.js';
 import type { Home } from '../store/home.js';
 import { skipBusy } from './skip-busy.js';
 import { listTasks, mutateTask, newTaskId, OUTPUT_TAIL_BYTES, taskFile, taskLog, writeTask, type TaskRecord } from '../store/tasks.js';
+import { pidAlive } from '../store/watcher-lock.js';
 
 const statMtime = (file: string) => {
   try {
@@ -92,15 +93,7 @@ export function enqueueTaskEvent(home: Home, t: TaskRecord, nowMs: number): bool
   return true;
 }
 
-function alive(pid: number | null): boolean {
-  if (!pid) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+const alive = (pid: number | null | undefined): boolean => pid != null && pidAlive(pid);
 
 /** How long a task may stay without a supervisor pid before it counts as lost. */
 const SUPERVISOR_GRACE_MS = 30_000;

@@ -20,6 +20,7 @@ import {
   workdirOf, writeCheckpoint, writeCommand, writeRuntime,
 } from '../store/threads.js';
 import { runChild } from './thread-runners.js';
+import { pidAlive } from '../store/watcher-lock.js';
 
 const SUPERVISOR = fileURLToPath(new URL('./thread-supervisor.js', import.meta.url));
 
@@ -171,15 +172,7 @@ const mtimeMs = (file: string) => {
   }
 };
 
-function alive(pid: number | null | undefined): boolean {
-  if (!pid) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+const alive = (pid: number | null | undefined): boolean => pid != null && pidAlive(pid);
 
 /** How long a running command may go without a supervisor pid on this machine before it counts as interrupted. */
 const SUPERVISOR_GRACE_MS = 30_000;

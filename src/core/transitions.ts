@@ -101,7 +101,7 @@ export function complete(doc: WorkDoc, input: CompleteInput, sectionEvidence: st
     throw invalid(`${id} has outstanding work (${input.outstanding.length}) but no successor`, 'work that says "continue later" is not done: create the follow-up (`holon new ...`) and pass --successor ID, or keep the item open');
   }
   if (!input.successors.length && (input.noFollowup == null || !input.noFollowup.trim())) {
-    throw (input.noFollowup == null ? usage : invalid)(`say what follows ${id}: neither --successor ID nor --no-followup REASON was given`, 'pass --successor ID (the item that carries on) or --no-followup "why nothing follows"');
+    throw invalid(`say what follows ${id}: neither --successor ID nor --no-followup REASON was given`, 'pass --successor ID (the item that carries on) or --no-followup "why nothing follows"');
   }
   const delivery = { result: input.result.trim(), evidence, outstanding: input.outstanding, completed_at: input.nowIso, completed_by: input.actor };
   const settled = settleLiveWaits(doc, 'work_item_completed', input.nowIso);

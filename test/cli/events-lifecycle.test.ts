@@ -97,6 +97,8 @@ describe('completion and the other honest exits', () => {
     const cases: Array<[string[], RegExp]> = [
       [['complete', '--result', 'done', '--no-followup', 'none'], /no evidence/],
       [['complete', '--result', 'done', '--evidence', 'tests pass', '--outstanding', 'old clients still call v1'], /outstanding work .* but no successor/],
+      // Saying nothing about what follows is a refused delivery (3), not a missing option.
+      [['complete', '--result', 'done', '--evidence', 'tests pass'], /neither --successor ID nor --no-followup/],
     ];
     for (const [args, msg] of cases) {
       const r = await p.h(args);
@@ -105,7 +107,6 @@ describe('completion and the other honest exits', () => {
     }
     // A missing option is usage (2), as everywhere.
     const missing: Array<[string[], RegExp]> = [
-      [['complete', '--result', 'done', '--evidence', 'tests pass'], /neither --successor ID nor --no-followup/],
       [['complete', '--evidence', 'tests pass', '--no-followup', 'none'], /--result is missing/],
     ];
     for (const [args, msg] of missing) {

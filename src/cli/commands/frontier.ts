@@ -5,7 +5,7 @@ import { listAll } from '../../store/graph-index.js';
 import type { Ctx } from '../context.js';
 import { holderOf } from '../holder.js';
 import { parseLimit } from '../limit.js';
-import { note, out } from '../output.js';
+import { note, printJsonText } from '../output.js';
 
 /** `holon frontier`: what the agent may do now, and why not the rest. Reads only (a cache under local/). */
 export async function runFrontier(ctx: Ctx, _args: string[], opts: { json?: boolean; limit?: string }): Promise<void> {
@@ -39,7 +39,7 @@ export async function runFrontier(ctx: Ctx, _args: string[], opts: { json?: bool
       storeFrontier(home, agent, limit, headerFor(fp, gfp, bounds, used, home, f.now), text);
     }
   }
-  if (opts.json) return out(text);
+  if (opts.json) return printJsonText(text);
   const f = JSON.parse(text) as Frontier & { problems: unknown[] };
   const { renderFrontier } = await import('../frontier-render.js');
   renderFrontier(f);

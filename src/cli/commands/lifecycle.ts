@@ -1,7 +1,7 @@
 import { invalid } from '../../core/errors.js';
 import { iso, parseIso } from '../../core/time.js';
 import { block, checkResumeCondition, complete, defer, reopen, supersede } from '../../core/transitions.js';
-import { viewOf, type WorkDoc } from '../../core/workitem.js';
+import { viewOf, workItemJson, type WorkDoc } from '../../core/workitem.js';
 import { readEntries } from '../../core/body.js';
 import { locateWork, mutateWork, readWorkFile, type WorkRef } from '../../store/work-store.js';
 import type { Ctx } from '../context.js';
@@ -14,7 +14,7 @@ async function apply(ctx: Ctx, ref: WorkRef, json: boolean | undefined, fn: (d: 
   // A finished item's own timers would only wake the agent for nothing: they are cancelled with it.
   const { cancelled: timers_cancelled, busy } = doc.item.status === 'done' ? await cancelItemTimers(ctx.home(), ref.agent, ref.id, ctx.nowMs) : { cancelled: [], busy: [] };
   for (const t of busy) note(`holon: timer ${t} of ${ref.id} could not be cancelled now (busy or unreadable); cancel it with \`holon timer cancel ${t}\``);
-  if (json) return printJson({ ...viewOf(doc), changed, timers_cancelled });
+  if (json) return printJson({ ...workItemJson(viewOf(doc)), changed, timers_cancelled });
   out(changed ? say(doc) : `${ref.id} unchanged`);
   if (timers_cancelled.length) note(`cancelled its timers: ${timers_cancelled.join(', ')}`);
 }

@@ -1,7 +1,7 @@
 import { invalid } from '../../core/errors.js';
 import { iso } from '../../core/time.js';
 import { CLASSES, PRIORITIES, type TaskClass, type Priority, type WorkItem } from '../../core/types.js';
-import { newBody, viewOf, type WorkDoc } from '../../core/workitem.js';
+import { newBody, viewOf, workItemJson, type WorkDoc } from '../../core/workitem.js';
 import { writeFocus } from '../../store/focus.js';
 import { createWork, locateWork, newWorkId } from '../../store/work-store.js';
 import type { Ctx } from '../context.js';
@@ -67,7 +67,7 @@ export async function run(ctx: Ctx, args: string[], opts: NewOptions): Promise<v
   const doc: WorkDoc = { item, body: newBody(objective, opts.accept), entries: [] };
   const ref = await createWork(home, doc);
   if (opts.pick) await writeFocus(home, agent, item.id, ctx.nowMs);
-  if (opts.json) return printJson({ ...viewOf(doc), file: ref.file, focus: Boolean(opts.pick) });
+  if (opts.json) return printJson({ ...workItemJson(viewOf(doc)), file: ref.file, focus: Boolean(opts.pick) });
   out(item.id);
   if (process.stdout.isTTY) process.stderr.write(`created ${item.id} "${title}" for ${agent}${opts.pick ? ' (now the focus)' : ''}\n`);
 }

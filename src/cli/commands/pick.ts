@@ -1,7 +1,7 @@
 import { HolonError, invalid, usage } from '../../core/errors.js';
 import { computeFrontier, prepare, runnableInOrder } from '../../core/frontier.js';
 import { parseDuration } from '../../core/time.js';
-import { viewOf } from '../../core/workitem.js';
+import { viewOf, workItemJson } from '../../core/workitem.js';
 import { claimWork } from '../../store/claims.js';
 import { writeFocus } from '../../store/focus.js';
 import { loadFrontierInput } from '../../store/frontier-input.js';
@@ -21,7 +21,7 @@ export async function run(ctx: Ctx, args: string[], opts: { json?: boolean; ttl?
   const view = viewOf(readWorkFile(ref.file, ref.id));
   const agent = ref.agent;
   const focus = await writeFocus(ctx.home(), agent, ref.id, ctx.nowMs);
-  if (opts.json) return printJson({ agent, focus: focus.work_item, since: focus.since, item: view });
+  if (opts.json) return printJson({ agent, focus: focus.work_item, since: focus.since, item: workItemJson(view) });
   out(`${ref.id}  ${view.title}`);
   const waiting = waitSummary(view.waits, ctx.nowMs);
   if (view.status !== 'open') note(`note: this item is ${view.status}`);
@@ -54,7 +54,7 @@ async function pickNext(ctx: Ctx, opts: { json?: boolean; ttl?: string }): Promi
     }
     const focus = await writeFocus(home, agent, ref.id, ctx.nowMs);
     const view = viewOf(claimed.doc);
-    if (opts.json) return printJson({ agent, focus: focus.work_item, since: focus.since, claim: view.claim, item: view, skipped: lost });
+    if (opts.json) return printJson({ agent, focus: focus.work_item, since: focus.since, claim: view.claim, item: workItemJson(view), skipped: lost });
     out(`${ref.id}  ${view.title}`);
     note(`claimed by ${holder}${view.claim?.expires_at ? ` until ${view.claim.expires_at}` : ''}; now the focus of ${agent}`);
     return;

@@ -1,6 +1,6 @@
 import { invalid } from '../../core/errors.js';
 import { iso } from '../../core/time.js';
-import { addEvidence, addProgress, setOnReturn, viewOf, type WorkDoc } from '../../core/workitem.js';
+import { addEvidence, addProgress, setOnReturn, viewOf, workItemJson, type WorkDoc } from '../../core/workitem.js';
 import { resolveCommit } from '../../store/git.js';
 import { mutateWork } from '../../store/work-store.js';
 import type { Ctx } from '../context.js';
@@ -12,7 +12,7 @@ async function apply(ctx: Ctx, args: string[], opts: { json?: boolean; work?: st
   const json = opts.json;
   if (!text.trim()) throw invalid(`the ${what} text is empty`, `holon ${what} [ID] "what happened"`);
   const { doc, changed } = await mutateWork(ctx.home(), ref, ctx.nowMs, (d) => fn(d, text));
-  if (json) return printJson({ ...viewOf(doc), changed });
+  if (json) return printJson({ ...workItemJson(viewOf(doc)), changed });
   out(`${ref.id} ${changed ? `revision ${doc.item.revision}` : 'unchanged'}`);
 }
 

@@ -1,4 +1,4 @@
-import { viewOf } from '../../core/workitem.js';
+import { viewOf, workItemJson } from '../../core/workitem.js';
 import { readFocus } from '../../store/focus.js';
 import { readWorkFile } from '../../store/work-store.js';
 import type { Ctx } from '../context.js';
@@ -12,7 +12,7 @@ export function run(ctx: Ctx, args: string[], opts: { json?: boolean }): void {
   const doc = readWorkFile(ref.file, ref.id);
   const view = viewOf(doc);
   const focus = readFocus(ctx.home(), ref.agent).work_item === ref.id;
-  if (opts.json) return printJson({ ...view, focus, file: ref.file });
+  if (opts.json) return printJson({ ...workItemJson(view), focus, file: ref.file });
   const i = view;
   out(`${bold(i.id)}  ${i.title}`);
   out(dim(`status ${i.status} · class ${i.class} · priority ${i.priority ?? '-'} · agent ${i.agent} · revision ${i.revision}${focus ? ' · focus' : ''}`));

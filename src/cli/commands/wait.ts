@@ -6,7 +6,7 @@ import { iso, parseDuration, parseIso, parseWhen } from '../../core/time.js';
 import { addWait, cancelWait, resolveWait, triggerWait } from '../../core/transitions.js';
 import type { Wait } from '../../core/types.js';
 import { parseWaitFor, waitKey } from '../../core/wait-matching.js';
-import { viewOf } from '../../core/workitem.js';
+import { viewOf, workItemJson } from '../../core/workitem.js';
 import { readAdmitted } from '../../store/event-store.js';
 import { listAgents } from '../../store/home.js';
 import { locateTask, readTask, type TaskRecord } from '../../store/tasks.js';
@@ -153,7 +153,7 @@ export async function run(ctx: Ctx, args: string[], opts: WaitOpts): Promise<voi
     if (ev) ({ doc } = await mutateWork(home, ref, ctx.nowMs, (d) => triggerWait(d, wait.id, ev, nowIso)));
   }
   const saved = doc.item.waits.find((w) => w.id === wait.id)!;
-  if (opts.json) return printJson({ registered: true, work_item: ref.id, wait: saved, timer: timer ? timerView(timer) : null, item: viewOf(doc) });
+  if (opts.json) return printJson({ registered: true, work_item: ref.id, wait: saved, timer: timer ? timerView(timer) : null, item: workItemJson(viewOf(doc)) });
   out(wait.id);
   note(`${ref.id} waits for ${waitKey(wait)}${timer?.next_due_at ? ` (due ${timer.next_due_at})` : ''}; recheck at ${wait.recheck_at}${saved.status !== 'active' ? `; already ${saved.status}` : ''}`);
 }

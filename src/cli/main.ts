@@ -1,5 +1,6 @@
-import { CommanderError } from 'commander';
-import { HolonError, EXIT, type ErrorKind } from '../core/errors.js';
+import { CommanderError, type Command } from 'commander';
+import { closeMatches } from '../core/ids.js';
+import { HolonError, EXIT, usage, type ErrorKind } from '../core/errors.js';
 import { printJson } from './output.js';
 import { buildProgram } from './program.js';
 
@@ -7,10 +8,25 @@ import { buildProgram } from './program.js';
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
   try {
+    if (argv[0] === 'help' && argv.length > 1) checkHelpTopic(program, argv.slice(1));
     await program.parseAsync(argv, { from: 'user' });
     return Number(process.exitCode ?? 0);
   } catch (err) {
     return report(err, wantsJson(argv));
+  }
+}
+
+/** `holon help WORDS` for a command that does not exist is a usage error (commander would print the root help). */
+function checkHelpTopic(program: Command, words: string[]): void {
+  let cmd = program;
+  for (const w of words) {
+    if (w.startsWith('-')) return;
+    const next = cmd.commands.find((c) => c.name() === w || c.aliases().includes(w));
+    if (!next) {
+      const near = closeMatches(w, cmd.commands.map((c) => c.name()));
+      throw usage(`unknown command "${[...words.slice(0, words.indexOf(w)), w].join(' ')}"`, near.length ? `did you mean ${near.map((n) => `holon help ${n}`).join(', ')}?` : 'see `holon --help` for the commands');
+    }
+    cmd = next;
   }
 }
 

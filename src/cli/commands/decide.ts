@@ -1,6 +1,7 @@
 import { delegated, parseScope, SCOPE_FIX } from '../../core/decision-scope.js';
 import { invalid, usage } from '../../core/errors.js';
 import { normalizeDecisionScope } from '../../core/graph-fields.js';
+import { withArticle } from '../../core/ids.js';
 import { iso } from '../../core/time.js';
 import { appendHistory } from '../../core/workitem.js';
 import { readAgent } from '../../store/agents.js';
@@ -41,7 +42,7 @@ export async function run(ctx: Ctx, args: string[], opts: { approve?: boolean; r
   const peek = readWorkFile(ref.file, ref.id).item;
   const ds = normalizeDecisionScope(peek.decision_scope);
   if (peek.class !== 'user_gate') {
-    throw invalid(`${ref.id} is a ${peek.class}, not a user_gate: only a gate carries a decision${peek.class === 'user_action' ? ' (a user_action never satisfies one)' : ''}`, 'decide the user_gate that covers the scope (see `holon frontier`, needs_decision)');
+    throw invalid(`${ref.id} is ${withArticle(peek.class)}, not a user_gate: only a gate carries a decision${peek.class === 'user_action' ? ' (a user_action never satisfies one)' : ''}`, 'decide the user_gate that covers the scope (see `holon frontier`, needs_decision)');
   }
   if (!ds || 'error' in parseScope(ds.scope)) throw invalid(`${ref.id} has no valid decision_scope`, `${SCOPE_FIX}; set it with holon edit ${ref.id} --decision-scope ...`);
   assertAuthority(home, ctx.actor, ds.scope);

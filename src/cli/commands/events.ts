@@ -3,7 +3,9 @@ import { resolve } from 'node:path';
 import { invalid, HolonError } from '../../core/errors.js';
 import { checkNotify, checkPayload, MAX_PAYLOAD_BYTES } from '../../core/event-input.js';
 import type { EventMode, EventSource, HolonEvent } from '../../core/types.js';
+import { nearWaits } from '../../core/wait-matching.js';
 import { admitEvent } from '../../runtime/admission.js';
+import { loadAgentWork } from '../../store/work-index.js';
 import { enqueueEvent, type EventInput } from '../../store/events.js';
 import { listAdmitted, listInbox } from '../../store/event-store.js';
 import type { Ctx } from '../context.js';
@@ -61,6 +63,9 @@ export async function runNotify(ctx: Ctx, args: string[], opts: { work?: string;
   if (input.payload != null && input.mode === 'wake_hint') note('note: with --mode wake_hint the payload is kept in the event record but not shown to the agent; use --mode message to deliver it');
   const r = await deliver(ctx, agent, { ...input, work_item, provenance: `cli:notify by ${ctx.actor}` });
   report(r.event, r.admitted, opts.json);
+  if (r.admitted && !r.event.disposition?.triggered.length) {
+    for (const n of nearWaits(loadAgentWork(ctx.home(), agent).items, r.event.resource)) note(`hint: ${n.work_item} waits on ${n.key}, one character off; did you mean \`holon notify ${n.key}\`?`);
+  }
 }
 
 export async function runTell(ctx: Ctx, args: string[], opts: { work?: string; json?: boolean }): Promise<void> {

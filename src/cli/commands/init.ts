@@ -11,8 +11,9 @@ import { out, printJson, table } from '../output.js';
 export function runInit(ctx: Ctx, _args: string[], opts: { json?: boolean }): void {
   const explicit = ctx.globals.home ?? ctx.env.HOLON_HOME;
   const dir = explicit ? homeDirFor(explicit, ctx.cwd) : join(ctx.cwd, '.holon');
-  const agent = ctx.globals.agent ?? ctx.env.HOLON_AGENT ?? 'main';
   const existed = existsSync(join(dir, 'holon.yaml'));
+  // Run again in a home, init adds an agent only when one is named: never a `main` nobody asked for.
+  const agent = ctx.globals.agent ?? ctx.env.HOLON_AGENT ?? (existed ? null : 'main');
   const created = initHome(dir, agent);
   if (opts.json) return printJson({ home: dir, agent, created, existed });
   if (!created.length) return out(`holon home already set up at ${dir}; nothing changed`);

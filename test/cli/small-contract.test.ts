@@ -1,0 +1,73 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BIN, project } from '../helpers/cli.js';
+
+describe('small parts of the contract', () => {
+  it('init run again in a home adds no agent nobody asked for; with --agent it adds that one', async () => {
+    const p = await project('rev');
+    const again = await p.h(['init', '--json']);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ agent: null, created: [], existed: true });
+    expect(existsSync(join(p.home, 'agents/main'))).toBe(false);
+    expect((await p.json(['agent', 'list'])).agents.map((a: any) => a.name)).toEqual(['rev']);
+    expect((await p.h(['--agent', 'bob', 'init'])).code).toBe(0);
+    expect((await p.json(['agent', 'list'])).agents.map((a: any) => a.name).sort()).toEqual(['bob', 'rev']);
+  });
+
+  it('`holon help frontire` is a usage error (2) suggesting the command; `holon --help` groups the commands', async () => {
+    const p = await project();
+    const r = await p.h(['help', 'frontire']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('unknown command "frontire"');
+    expect(r.stderr).toContain('holon help frontier');
+    expect(r.stdout).toBe('');
+    expect((await p.h(['help', 'frontier'])).code).toBe(0);
+    const help = (await p.h(['--help'])).stdout;
+    for (const h of ['Home and agents:', 'WorkItems:', 'Waits, events and timers:', 'Frontier, decisions and claims:', 'Watch mode:']) expect(help).toContain(h);
+    expect(help.indexOf('WorkItems:')).toBeLessThan(help.indexOf('  complete '));
+    expect(help.indexOf('Waits, events and timers:')).toBeGreaterThan(help.indexOf('  complete '));
+  });
+
+  it('`holon completion bash` completes commands, subcommands and options in a real bash; zsh and fish print scripts; others are usage', async () => {
+    const p = await project();
+    const complete = (words: string[]) =>
+      execFileSync('bash', ['-c', `source <("${process.execPath}" "${BIN}" completion bash); COMP_WORDS=(${words.map((w) => `"${w}"`).join(' ')}); COMP_CWORD=${words.length - 1}; _holon; echo "\${COMPREPLY[@]}"`], { encoding: 'utf8' }).trim();
+    expect(complete(['holon', 'fron'])).toBe('frontier');
+    expect(complete(['holon', 'timer', 'ca'])).toBe('cancel');
+    expect(complete(['holon', 'timer', 'add', '--ev'])).toBe('--every');
+    expect(complete(['holon', 'claim', '--expected'])).toBe('--expected-version');
+    expect((await p.h(['completion', 'zsh'])).stdout).toContain('#compdef holon');
+    expect((await p.h(['completion', 'fish'])).stdout).toContain("complete -c holon -n '__fish_use_subcommand'");
+    expect((await p.h(['completion', 'tcsh'])).code).toBe(2);
+  });
+
+  it('messages say "an advancement_task"; an AGENTS.md YAML error suggests AGENTS.md fields, not a WorkItem\'s', async () => {
+    const p = await project('rev');
+    const a = await p.create('not a gate');
+    const r = await p.h(['decide', a, '--approve']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('is an advancement_task, not a user_gate');
+    writeFileSync(join(p.home, 'agents/rev/AGENTS.md'), '---\nagent: "rev"\nrunner: {preset: command\n---\n# rev\n');
+    const c = await p.h(['check']);
+    expect(c.code).toBe(3);
+    expect(c.stdout + c.stderr).toContain('AGENTS.md starts with its front matter');
+    expect(c.stdout + c.stderr).toContain('runner:');
+    expect(c.stdout + c.stderr).not.toContain('title: "Review PR #101"');
+  });
+
+  it('notify on a resource one character off an active wait hints at the wait; an exact one triggers it', async () => {
+    const p = await project();
+    const a = await p.create('CI');
+    await p.h(['wait', a, '--for', 'external:ci:run/7731', '--reason', 'CI']);
+    const off = await p.h(['notify', 'ci:run/7732']);
+    expect(off.code).toBe(0);
+    expect(off.stderr).toContain(`hint: ${a} waits on external:ci:run/7731, one character off`);
+    const far = await p.h(['notify', 'ci:run/99']);
+    expect(far.stderr).not.toContain('hint:');
+    const exact = await p.h(['notify', 'ci:run/7731']);
+    expect(exact.stderr).toContain(`of ${a}`);
+    expect(exact.stderr).not.toContain('hint:');
+  });
+});

@@ -51,6 +51,7 @@ export function defineFrontierCommands(program: Command): void {
     .argument('[id]', 'WorkItem id (default: the focus)')
     .description('extend your live lease (default: by the ttl it was granted with)')
     .option('--ttl <duration>', 'new lease length from now')
+    .option('--expected-version <n>', 'compare-and-swap: fail (exit 5) unless claim.version is N')
     .option('--json', 'print the claim as JSON')
     .action(lazy(() => import('../commands/claim.js'), 'runRenew'));
 
@@ -59,6 +60,7 @@ export function defineFrontierCommands(program: Command): void {
     .argument('[id]', 'WorkItem id (default: the focus)')
     .description('end your claim now (the record keeps who held it)')
     .option('--force', 'a person may release another holder\'s claim')
+    .option('--expected-version <n>', 'compare-and-swap: fail (exit 5) unless claim.version is N')
     .option('--json', 'print the claim as JSON')
     .action(lazy(() => import('../commands/claim.js'), 'runRelease'));
 
@@ -68,6 +70,7 @@ export function defineFrontierCommands(program: Command): void {
     .description('hand your live claim to another agent (new epoch, same expiry)')
     .option('--to <agent>', 'the receiving agent')
     .option('--force', 'a person may transfer another holder\'s claim')
+    .option('--expected-version <n>', 'compare-and-swap: fail (exit 5) unless claim.version is N')
     .option('--json', 'print the claim as JSON')
     .action(lazy(() => import('../commands/claim.js'), 'runTransfer'));
 

@@ -212,7 +212,7 @@ function coveringGates(p: Prepared, need: string, s: Scope): GateRef[] {
   return list;
 }
 
-function checkGates(p: Prepared, item: WorkItem): CheckResult {
+export function checkGates(p: Prepared, item: WorkItem): CheckResult {
   if (!item.needs_decision.length) return ok(p, 'gates', () => 'needs no decision');
   const invalid: string[] = [];
   const rejected: string[] = [];

@@ -151,6 +151,20 @@ describe('the frontier as a whole', () => {
     expect(f.counts).toMatchObject({ runnable: 5, needs_decision: 4, closed: 3, total: 12, by_code: { runnable: 5, decision_required: 4, status_done: 3 } });
   });
 
+  it('a gate blocks an item that also has an open dependency, in the frontier as in explain; a blocked item waits on no gate', () => {
+    const items = [
+      mk({ id: 'w-dep' }),
+      mk({ id: 'w-a', needs_decision: ['release:action:app'], depends_on: ['w-dep'] }),
+      mk({ id: 'w-parked', needs_decision: ['release:action:app'], status: 'blocked', blocker: { reason: 'r', recovery: 'x', since: '2026-11-30T05:00:00Z' } }),
+      gate('w-g', 'release:project:app'),
+    ];
+    const f = computeFrontier(input(items));
+    expect(f.not_runnable.find((e) => e.id === 'w-a')?.code).toBe('dependency_open');
+    expect(f.needs_decision).toMatchObject([{ id: 'w-g', blocks: ['w-a'] }]);
+    const e = explain(input(items), 'w-a');
+    expect(e.checks.find((c) => c.check === 'gates')).toMatchObject({ pass: false, code: 'gate_pending' });
+  });
+
   it("lists another agent's gate when it blocks this agent's item", () => {
     const items = [mk({ id: 'w-a', needs_decision: ['spend:project:cloud'] }), gate('w-g', 'spend:global:*', null, { agent: 'lead' })];
     const f = computeFrontier(input(items));

@@ -3,6 +3,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, project } from '../helpers/cli.js';
+import { script, setRunner } from '../helpers/watch.js';
 
 describe('small parts of the contract', () => {
   it('init run again in a home adds no agent nobody asked for; with --agent it adds that one', async () => {
@@ -70,4 +71,31 @@ describe('small parts of the contract', () => {
     expect(exact.stderr).toContain(`of ${a}`);
     expect(exact.stderr).not.toContain('hint:');
   });
+
+  it('a timer wait shows its due time in list and frontier, not the fallback recheck a day later', async () => {
+    const p = await project();
+    const now = { HOLON_NOW: '2026-11-30T10:00:00Z' };
+    const a = await p.create('recheck the deploy', [], now);
+    const w = await p.json(['wait', a, '--for', 'timer', '--in', '2h', '--reason', 'deploy window'], now);
+    expect(w.wait).toMatchObject({ due_at: '2026-11-30T12:00:00Z', recheck_at: '2026-12-01T12:00:00Z' });
+    expect((await p.h(['list'], now)).stdout).toContain(`timer:${w.timer.id} (due in 2h)`);
+    const f = await p.json(['frontier'], now);
+    expect(f.waiting[0].detail).toBe(`waits for timer:${w.timer.id} (due at 2026-11-30T12:00:00Z)`);
+    // An external wait still shows its recheck.
+    const b = await p.create('CI', [], now);
+    await p.h(['wait', b, '--for', 'external:ci:run/1', '--reason', 'CI', '--recheck', '6h'], now);
+    expect((await p.h(['list'], now)).stdout).toContain('external:ci:run/1 (recheck in 6h)');
+  });
+
+  it('the watcher does not run a continuous_monitor with no next check as new work; once its check time has come it does', async () => {
+    const p = await project('rev');
+    script(join(p.dir, 'agent.sh'), '#!/bin/sh\nholon progress "$HOLON_WORK_ITEM" "checked"\n');
+    setRunner(p.home, 'rev', '{preset: command, command: ./agent.sh}');
+    const m = await p.create('watch the error rate', ['--class', 'continuous_monitor']);
+    expect((await p.json(['explain', m])).code).toBe('monitor_unscheduled');
+    expect((await p.json(['watch', '--once'])).runs).toEqual([]);
+    expect((await p.h(['edit', m, '--add-resume-when', 'at:2020-01-01T00:00:00Z'])).code).toBe(0);
+    const runs = (await p.json(['watch', '--once'])).runs;
+    expect(runs.map((r: any) => r.work_item)).toEqual([m]);
+  }, 120_000);
 });

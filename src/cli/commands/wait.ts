@@ -135,6 +135,7 @@ export async function run(ctx: Ctx, args: string[], opts: WaitOpts): Promise<voi
     status: 'active',
     created_at: nowIso,
     recheck_at: iso(recheckMs),
+    ...(target.kind === 'timer' && dueMs != null ? { due_at: iso(dueMs) } : {}),
     settled_at: null,
     settled_reason: null,
   };

@@ -126,10 +126,10 @@ describe('completion and the other honest exits', () => {
     const tw = await p.json(['wait', a, '--for', 'timer', '--in', '2h', '--reason', 'recheck the release']);
     const other = await p.json(['timer', 'add', '--in', '2h', '--work', b]);
     await p.h(['evidence', a, 'v2 endpoints live on server 2.4', '--commit', 'abc1234']);
-    const done = await p.json(['complete', a, '--result', 'v2 shipped', '--outstanding', 'two clients still call v1', '--successor', b], { HOLON_ACTOR: 'agent:migrator' });
+    const done = await p.json(['complete', a, '--result', 'v2 shipped', '--outstanding', 'two clients still call v1', '--successor', b], { HOLON_ACTOR: 'agent:main' });
     expect(done).toMatchObject({
       status: 'done', successors: [b], no_followup: null,
-      delivery: { result: 'v2 shipped', evidence: ['v2 endpoints live on server 2.4'], outstanding: ['two clients still call v1'], completed_by: 'agent:migrator' },
+      delivery: { result: 'v2 shipped', evidence: ['v2 endpoints live on server 2.4'], outstanding: ['two clients still call v1'], completed_by: 'agent:main' },
     });
     expect(done.waits[0]).toMatchObject({ status: 'cancelled', settled_reason: 'work_item_completed' });
     expect(done.waits[1]).toMatchObject({ status: 'cancelled', settled_reason: 'work_item_completed' });

@@ -62,6 +62,10 @@ describe('holon ingress', () => {
     expect((await post(`${base}/other`, '{}')).status).toBe(404);
     expect((await post(`${base}/hooks/`, '{}')).status).toBe(404);
     expect(events(p.home, 'rev').length).toBe(before);
+    // `ingress show`: live since its creation, last used by the accepted event; never the token.
+    const shown = await p.json(['ingress', 'show']);
+    expect(shown).toMatchObject({ agent: 'rev', live: true, token_id, events: 1, last_used_at: ev.created_at, listening: base });
+    expect(JSON.stringify(shown)).not.toContain(token);
 
     // Rotate: the old URL is refused at once, the new one works.
     const rotated = await p.json(['ingress', 'rotate']);

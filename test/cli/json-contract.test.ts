@@ -81,6 +81,9 @@ describe('the --json contract', () => {
     await j('runs', ['runs']);
     await j('ingress-url', ['ingress', 'url']);
     await j('ingress-rotate', ['ingress', 'rotate']);
+    const shown = await j('ingress-show', ['ingress', 'show']);
+    expect(shown).toMatchObject({ live: true, events: 0, last_used_at: null });
+    expect(JSON.stringify(shown)).not.toMatch(/sha256|hooks\//);
     await j('ingress-revoke', ['ingress', 'revoke']);
     await j('agent-stop', ['agent', 'stop', 'rev']);
     await j('agent-start', ['agent', 'start', 'rev']);

@@ -87,15 +87,16 @@ describe('small parts of the contract', () => {
     expect((await p.h(['list'], now)).stdout).toContain('external:ci:run/1 (recheck in 6h)');
   });
 
-  it('the watcher does not run a continuous_monitor with no next check as new work; once its check time has come it does', async () => {
+  it('the watcher does not run a continuous_monitor with no next check as new work (an advancement_task beside it runs)', async () => {
     const p = await project('rev');
     script(join(p.dir, 'agent.sh'), '#!/bin/sh\nholon progress "$HOLON_WORK_ITEM" "checked"\n');
     setRunner(p.home, 'rev', '{preset: command, command: ./agent.sh}');
     const m = await p.create('watch the error rate', ['--class', 'continuous_monitor']);
+    const task = await p.create('fix the build');
     expect((await p.json(['explain', m])).code).toBe('monitor_unscheduled');
-    expect((await p.json(['watch', '--once'])).runs).toEqual([]);
-    expect((await p.h(['edit', m, '--add-resume-when', 'at:2020-01-01T00:00:00Z'])).code).toBe(0);
+    expect((await p.json(['pick'])).focus).toBe(task);
     const runs = (await p.json(['watch', '--once'])).runs;
-    expect(runs.map((r: any) => r.work_item)).toEqual([m]);
+    expect(runs.map((r: any) => r.work_item)).toEqual([task]);
+    expect((await p.json(['watch', '--once'])).runs).toEqual([]);
   }, 120_000);
 });

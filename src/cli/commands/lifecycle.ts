@@ -7,10 +7,12 @@ import { locateWork, mutateWork, readWorkFile, type WorkRef } from '../../store/
 import type { Ctx } from '../context.js';
 import { note, out, printJson } from '../output.js';
 import { cancelItemTimers } from '../../runtime/timers.js';
+import { authorityCheck } from '../holder.js';
 import { targetItem } from '../work-args.js';
 
-async function apply(ctx: Ctx, ref: WorkRef, json: boolean | undefined, fn: (d: WorkDoc) => WorkDoc, say: (d: WorkDoc) => string): Promise<void> {
-  const { doc, changed } = await mutateWork(ctx.home(), ref, ctx.nowMs, fn);
+async function apply(ctx: Ctx, ref: WorkRef, json: boolean | undefined, fn: (d: WorkDoc) => WorkDoc, say: (d: WorkDoc) => string, verb: string): Promise<void> {
+  const authorized = authorityCheck(ctx, verb);
+  const { doc, changed } = await mutateWork(ctx.home(), ref, ctx.nowMs, (d) => (authorized(d.item), fn(d)));
   // A finished item's own timers would only wake the agent for nothing: they are cancelled with it.
   const { cancelled: timers_cancelled, busy } = doc.item.status === 'done' ? await cancelItemTimers(ctx.home(), ref.agent, ref.id, ctx.nowMs) : { cancelled: [], busy: [] };
   for (const t of busy) note(`holon: timer ${t} of ${ref.id} could not be cancelled now (busy or unreadable); cancel it with \`holon timer cancel ${t}\``);
@@ -29,13 +31,13 @@ export async function runComplete(ctx: Ctx, args: string[], opts: { result?: str
   });
   const noFollowup = typeof opts.followup === 'string' ? opts.followup : null;
   const input = { result: opts.result ?? '', evidence: opts.evidence ?? [], outstanding: opts.outstanding ?? [], successors, noFollowup, actor: ctx.actor, nowIso: iso(ctx.nowMs) };
-  await apply(ctx, ref, opts.json, (d) => complete(d, input, readEntries(d.body, 'Evidence').map((e) => e.text)), (d) => `${ref.id} done (revision ${d.item.revision})`);
+  await apply(ctx, ref, opts.json, (d) => complete(d, input, readEntries(d.body, 'Evidence').map((e) => e.text)), (d) => `${ref.id} done (revision ${d.item.revision})`, 'complete');
 }
 
 export async function runSupersede(ctx: Ctx, args: string[], opts: { by: string; reason: string; json?: boolean }): Promise<void> {
   const ref = targetItem(ctx, args[0]);
   const by = locateWork(ctx.home(), opts.by, ref.agent).id;
-  await apply(ctx, ref, opts.json, (d) => supersede(d, by, opts.reason, iso(ctx.nowMs)), () => `${ref.id} superseded by ${by}`);
+  await apply(ctx, ref, opts.json, (d) => supersede(d, by, opts.reason, iso(ctx.nowMs)), () => `${ref.id} superseded by ${by}`, 'supersede');
 }
 
 export async function runDefer(ctx: Ctx, args: string[], opts: { until?: string; when?: string[]; reason: string; json?: boolean }): Promise<void> {
@@ -52,15 +54,15 @@ export async function runDefer(ctx: Ctx, args: string[], opts: { until?: string;
   for (const c of conds) {
     if (c.startsWith('at:') && Date.parse(c.slice(3)) <= ctx.nowMs) throw invalid(`resume time ${c.slice(3)} is already past (now ${iso(ctx.nowMs)})`, 'give a future time, e.g. --until 2026-12-01T09:00:00Z, or keep the item open');
   }
-  await apply(ctx, ref, opts.json, (d) => defer(d, conds, opts.reason, iso(ctx.nowMs)), (d) => `${ref.id} deferred (resume_when ${d.item.resume_when.join(', ')})`);
+  await apply(ctx, ref, opts.json, (d) => defer(d, conds, opts.reason, iso(ctx.nowMs)), (d) => `${ref.id} deferred (resume_when ${d.item.resume_when.join(', ')})`, 'defer');
 }
 
 export async function runBlock(ctx: Ctx, args: string[], opts: { reason: string; recovery: string; json?: boolean }): Promise<void> {
   const ref = targetItem(ctx, args[0]);
-  await apply(ctx, ref, opts.json, (d) => block(d, opts.reason, opts.recovery, iso(ctx.nowMs)), () => `${ref.id} blocked`);
+  await apply(ctx, ref, opts.json, (d) => block(d, opts.reason, opts.recovery, iso(ctx.nowMs)), () => `${ref.id} blocked`, 'block');
 }
 
 export async function runReopen(ctx: Ctx, args: string[], opts: { reason?: string; json?: boolean }): Promise<void> {
   const ref = targetItem(ctx, args[0]);
-  await apply(ctx, ref, opts.json, (d) => reopen(d, iso(ctx.nowMs), opts.reason ?? ''), () => `${ref.id} open`);
+  await apply(ctx, ref, opts.json, (d) => reopen(d, iso(ctx.nowMs), opts.reason ?? ''), () => `${ref.id} open`, 'reopen');
 }

@@ -5,13 +5,15 @@ import { resolveCommit } from '../../store/git.js';
 import { mutateWork } from '../../store/work-store.js';
 import type { Ctx } from '../context.js';
 import { out, printJson } from '../output.js';
+import { authorityCheck } from '../holder.js';
 import { idAndText } from '../work-args.js';
 
 async function apply(ctx: Ctx, args: string[], opts: { json?: boolean; work?: string }, what: string, fn: (doc: WorkDoc, text: string) => WorkDoc) {
   const { ref, text } = idAndText(ctx, args, what, opts.work);
   const json = opts.json;
   if (!text.trim()) throw invalid(`the ${what} text is empty`, `holon ${what} [ID] "what happened"`);
-  const { doc, changed } = await mutateWork(ctx.home(), ref, ctx.nowMs, (d) => fn(d, text));
+  const authorized = authorityCheck(ctx, `write ${what} to`);
+  const { doc, changed } = await mutateWork(ctx.home(), ref, ctx.nowMs, (d) => (authorized(d.item), fn(d, text)));
   if (json) return printJson({ ...workItemJson(viewOf(doc)), changed });
   out(`${ref.id} ${changed ? `revision ${doc.item.revision}` : 'unchanged'}`);
 }

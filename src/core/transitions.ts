@@ -195,3 +195,10 @@ export function timerCancelled(doc: WorkDoc, timerId: string, nowIso: string): {
   };
   return { doc: { ...doc, item: { ...doc.item, waits, status: 'blocked', blocker } }, settled };
 }
+
+/** The other end of a supersession: the replacing item records what it replaces (idempotent). */
+export function recordSupersedes(doc: WorkDoc, old: string, reason: string, nowIso: string): WorkDoc {
+  if (doc.item.supersedes.includes(old)) return doc;
+  const next = { ...doc, item: { ...doc.item, supersedes: [...doc.item.supersedes, old] } };
+  return appendHistory(next, { at: nowIso, text: `supersedes ${old}: ${reason.trim()}` });
+}

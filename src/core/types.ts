@@ -92,6 +92,8 @@ export interface WorkItem {
   blocker: Blocker | null;
   successors: string[];
   superseded_by: string | null;
+  /** The items this one replaced (the other end of their superseded_by). */
+  supersedes: string[];
   no_followup: string | null;
   delivery: Delivery | null;
   /** Other front matter keys, kept as written. */

@@ -6,10 +6,10 @@ import { CLASSES, PRIORITIES, STATUSES, type WorkItem } from './types.js';
 export const WORK_KEYS = [
   'id', 'title', 'agent', 'status', 'class', 'action', 'priority', 'created_at', 'updated_at', 'revision',
   'depends_on', 'resume_when', 'requires', 'repo', 'branch', 'write_scope', 'needs_decision', 'decision_scope',
-  'exclude', 'claim', 'waits', 'blocker', 'successors', 'superseded_by', 'no_followup', 'delivery',
+  'exclude', 'claim', 'waits', 'blocker', 'successors', 'superseded_by', 'supersedes', 'no_followup', 'delivery',
 ] as const;
 
-const LIST_KEYS = ['depends_on', 'resume_when', 'requires', 'write_scope', 'needs_decision', 'exclude', 'successors'] as const;
+const LIST_KEYS = ['depends_on', 'resume_when', 'requires', 'write_scope', 'needs_decision', 'exclude', 'successors', 'supersedes'] as const;
 
 /** A WorkItem together with what is needed to rewrite its file faithfully. */
 export interface WorkDoc {
@@ -84,6 +84,7 @@ export function workFromRecord(rec: ParsedRecord, file: string, fileId?: string)
     blocker: (d.blocker as WorkItem['blocker']) ?? null,
     successors: asList(d.successors),
     superseded_by: d.superseded_by == null ? null : String(d.superseded_by),
+    supersedes: asList(d.supersedes),
     no_followup: d.no_followup == null ? null : String(d.no_followup),
     delivery: (d.delivery as WorkItem['delivery']) ?? null,
     extra,

@@ -69,7 +69,7 @@ export function itemOf(s: Slim | 'D', id: string, agent: string): WorkItem {
     requires: s.requires ?? EMPTY, repo: s.repo ?? null, branch: s.branch ?? null, write_scope: s.write_scope ?? EMPTY,
     needs_decision: s.needs_decision ?? EMPTY, decision_scope: s.decision_scope ?? null, exclude: s.exclude ?? EMPTY,
     claim: s.claim ?? null, waits: s.waits ?? EMPTY, blocker: s.blocker ?? null, successors: s.successors ?? EMPTY,
-    superseded_by: s.superseded_by ?? null, no_followup: null, delivery: null, extra: NO_EXTRA,
+    superseded_by: s.superseded_by ?? null, supersedes: EMPTY, no_followup: null, delivery: null, extra: NO_EXTRA,
   };
 }
 

@@ -36,4 +36,22 @@ describe('lifecycle authority on the write path', () => {
     expect(leased.code).toBe(3);
     expect(leased.stderr).toContain('agent:bob holds a live claim on it');
   });
+
+  it('supersession is recorded on the new item too, and resume shows the lineage both ways; a refused one writes neither', async () => {
+    const p = await project();
+    const old = await p.create('Migrate with a shim');
+    const next = await p.create('Migrate without the shim');
+    const other = await p.create('unrelated');
+    const r = await p.json(['supersede', old, '--by', next, '--reason', 'the shim breaks v1 clients']);
+    expect(r.superseded_by).toBe(next);
+    expect((await p.json(['show', next])).supersedes).toEqual([old]);
+    const text = (await p.h(['resume', next])).stdout;
+    expect(text).toContain(`This item replaces ${old} (superseded)`);
+    expect((await p.json(['resume', next])).lineage).toEqual({ supersedes: [old], superseded_by: null });
+    expect((await p.json(['resume', old])).lineage).toEqual({ supersedes: [], superseded_by: next });
+    // Superseding a done item again is refused and leaves the would-be replacement untouched.
+    const before = readFileSync(p.workFile(other), 'utf8');
+    expect((await p.h(['supersede', old, '--by', other, '--reason', 'again'])).code).toBe(3);
+    expect(readFileSync(p.workFile(other), 'utf8')).toBe(before);
+  });
 });

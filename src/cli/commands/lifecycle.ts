@@ -1,6 +1,6 @@
 import { invalid } from '../../core/errors.js';
 import { iso, parseIso } from '../../core/time.js';
-import { block, checkResumeCondition, complete, defer, reopen, supersede } from '../../core/transitions.js';
+import { block, checkResumeCondition, complete, defer, recordSupersedes, reopen, supersede } from '../../core/transitions.js';
 import { viewOf, workItemJson, type WorkDoc } from '../../core/workitem.js';
 import { readEntries } from '../../core/body.js';
 import { locateWork, mutateWork, readWorkFile, type WorkRef } from '../../store/work-store.js';
@@ -36,7 +36,14 @@ export async function runComplete(ctx: Ctx, args: string[], opts: { result?: str
 
 export async function runSupersede(ctx: Ctx, args: string[], opts: { by: string; reason: string; json?: boolean }): Promise<void> {
   const ref = targetItem(ctx, args[0]);
-  const by = locateWork(ctx.home(), opts.by, ref.agent).id;
+  const byRef = locateWork(ctx.home(), opts.by, ref.agent);
+  const by = byRef.id;
+  // Refusals first (done, itself, no reason, no authority), on the record as it is now: only then does
+  // the new item record what it replaces, and the old one get superseded_by (re-checked under its lock).
+  const current = readWorkFile(ref.file, ref.id);
+  authorityCheck(ctx, 'supersede')(current.item);
+  supersede(current, by, opts.reason, iso(ctx.nowMs));
+  await mutateWork(ctx.home(), byRef, ctx.nowMs, (d) => recordSupersedes(d, ref.id, opts.reason, iso(ctx.nowMs)));
   await apply(ctx, ref, opts.json, (d) => supersede(d, by, opts.reason, iso(ctx.nowMs)), () => `${ref.id} superseded by ${by}`, 'supersede');
 }
 

@@ -1,1 +1,1 @@
-export { holderOf, actingAgent } from '../ops/holder.js';
+export { holderOf, actingAgent, authorityCheck } from '../ops/holder.js';

@@ -10,8 +10,20 @@ export const green = wrap('32');
 export const yellow = wrap('33');
 export const red = wrap('31');
 
-export function printJson(data: unknown): void {
-  process.stdout.write(JSON.stringify(data, null, 2) + '\n');
+/**
+ * The version of every --json output's shape (schemas/*.json). It changes only when a key is removed or
+ * changes meaning; new keys may appear without a change, so a reader ignores keys it does not know.
+ */
+export const SCHEMA_VERSION = 1;
+
+/** Prints --json output: `schema_version` first, then the command's data. */
+export function printJson(data: object): void {
+  process.stdout.write(JSON.stringify({ schema_version: SCHEMA_VERSION, ...data }, null, 2) + '\n');
+}
+
+/** The same for an object already serialized (2-space indented, as printJson writes it). */
+export function printJsonText(text: string): void {
+  process.stdout.write(text.replace(/^\{\n?/, `{\n  "schema_version": ${SCHEMA_VERSION},\n`).replace(/\n*$/, '\n'));
 }
 
 export function out(text = ''): void {

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { VERSION } from '../version.js';
+import { lazy } from './lazy.js';
 import { defineWorkCommands } from './defs/work-defs.js';
 import { defineWatchCommands } from './defs/watch-defs.js';
 import { defineWaitCommands } from './defs/waits-defs.js';
@@ -24,8 +25,29 @@ export function buildProgram(): Command {
   defineAgentCommands(program);
   defineThreadCommands(program);
   defineSyncCommands(program);
+  program
+    .command('completion')
+    .argument('<shell>', 'bash, zsh or fish')
+    .description('print a shell completion script: source <(holon completion bash)')
+    .action(lazy(() => import('./commands/completion.js')));
+  groupCommands(program);
   configureErrors(program);
   return program;
+}
+
+/** `holon --help` lists the commands by topic. */
+const GROUPS: Array<[string, string[]]> = [
+  ['Home and agents:', ['init', 'agent', 'check', 'capabilities', 'demo']],
+  ['WorkItems:', ['new', 'list', 'show', 'pick', 'progress', 'evidence', 'on-return', 'resume', 'edit', 'complete', 'supersede', 'defer', 'block', 'reopen']],
+  ['Waits, events and timers:', ['wait', 'task', 'notify', 'tell', 'inbox', 'timer', 'tick']],
+  ['Frontier, decisions and claims:', ['frontier', 'explain', 'decide', 'claim', 'renew', 'release', 'transfer']],
+  ['Watch mode:', ['watch', 'runs', 'ingress']],
+];
+
+function groupCommands(program: Command): void {
+  const heading = new Map(GROUPS.flatMap(([h, names]) => names.map((n) => [n, h] as const)));
+  for (const c of program.commands) c.helpGroup(heading.get(c.name()) ?? 'Other:');
+  program.commandsGroup('Other:');
 }
 
 /** Applies exit-code handling to a command and all its subcommands. */

@@ -4,7 +4,7 @@ import type { Wait, WorkItem } from '../core/types.js';
 import { dim, table, truncate, yellow } from './output.js';
 import { isLive, waitKey } from '../core/wait-matching.js';
 
-/** One-line summary of what an item waits for: "external:ci:run/7731 (recheck in 3h)". */
+/** One-line summary of what an item waits for: "external:ci:run/7731 (recheck in 3h)", "timer:t-1 (due in 2h)". */
 export function waitSummary(waits: Wait[], nowMs: number): string {
   const live = waits.filter(isLive);
   if (!live.length) return '';
@@ -12,6 +12,7 @@ export function waitSummary(waits: Wait[], nowMs: number): string {
     .map((w) => {
       const res = waitKey(w);
       if (w.status === 'triggered') return `${res} (triggered)`;
+      if (w.due_at) return `${res} (due in ${humanDuration(Math.max(0, Date.parse(w.due_at) - nowMs))})`;
       return w.recheck_at ? `${res} (recheck in ${humanDuration(Date.parse(w.recheck_at) - nowMs)})` : res;
     })
     .join(', ');

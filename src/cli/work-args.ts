@@ -1,4 +1,4 @@
-import { notFound } from '../core/errors.js';
+import { HolonError, notFound, usage } from '../core/errors.js';
 import { readFocus } from '../store/focus.js';
 import { locateWork, type WorkRef } from '../store/work-store.js';
 import type { Ctx } from './context.js';
@@ -21,21 +21,31 @@ function safeAgent(ctx: Ctx): string | undefined {
   }
 }
 
-const ID_SHAPE = /^[a-z]{1,2}-[0-9a-z]{2,}$/;
+/** The full shape of a WorkItem id: a word like this that names no item is a mistyped id, never text. */
+const WORK_ID = /^w-[0-9a-z]{8}$/;
+
+/** The item a word names (an id or a unique prefix, starting `w-`), or null when it names none. */
+function itemNamedBy(ctx: Ctx, word: string): WorkRef | null {
+  if (!word.startsWith('w-')) return null;
+  try {
+    return targetItem(ctx, word);
+  } catch (err) {
+    if (err instanceof HolonError && err.kind === 'notFound' && !WORK_ID.test(word)) return null;
+    throw err;
+  }
+}
 
 /**
- * Splits `[ID] TEXT...`: the first word is an id when it names an existing item or looks like one
- * (w-xxxx); otherwise every word is text for the focused item.
+ * Splits `[ID] TEXT...` without guessing: the first word is the id only when it names an existing item
+ * (or `--work ID` names it); otherwise every word is text for the focused item. An id with no text is
+ * a usage error, so a forgotten text never lands as the text of the focus.
  */
-export function idAndText(ctx: Ctx, args: string[]): { ref: WorkRef; text: string } {
-  if (args.length >= 2) {
-    const first = args[0];
-    if (ID_SHAPE.test(first)) return { ref: targetItem(ctx, first), text: args.slice(1).join(' ') };
-    try {
-      return { ref: targetItem(ctx, first), text: args.slice(1).join(' ') };
-    } catch {
-      // Not an id: the whole line is text.
-    }
+export function idAndText(ctx: Ctx, args: string[], what: string, work?: string): { ref: WorkRef; text: string } {
+  if (work) return { ref: targetItem(ctx, work), text: args.join(' ') };
+  const ref = args.length ? itemNamedBy(ctx, args[0]) : null;
+  if (ref) {
+    if (args.length < 2) throw usage(`"${args[0]}" names ${ref.id}, but no ${what} text was given`, `holon ${what} ${args[0]} "TEXT"`);
+    return { ref, text: args.slice(1).join(' ') };
   }
   return { ref: targetItem(ctx, undefined), text: args.join(' ') };
 }

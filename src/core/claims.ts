@@ -46,9 +46,7 @@ export function applyClaim(item: WorkItem, req: ClaimRequest): { item: WorkItem;
   const mine = live && sameHolder(cur!.holder, req.holder);
   if (mine && req.key && cur!.key === req.key) return { item, outcome: 'unchanged' };
   const version = cur?.version ?? 0;
-  if (req.expectedVersion != null && req.expectedVersion !== version) {
-    throw conflict(`${item.id}: claim version is ${version}, not the expected ${req.expectedVersion}`, 'read the item again (`holon show ID --json`, field claim.version) and retry with the current version');
-  }
+  checkExpectedVersion(item, req.expectedVersion);
   if (live && !mine) {
     throw conflict(`${item.id} is claimed by ${describe(cur!)}`, cur!.expires_at ? 'wait for the lease to expire, or ask its holder to release or transfer it' : 'ask its holder to release or transfer it (`holon release ID`)');
   }
@@ -68,6 +66,14 @@ export function applyClaim(item: WorkItem, req: ClaimRequest): { item: WorkItem;
     key: req.key ?? null,
   };
   return { item: { ...item, claim }, outcome: 'claimed' };
+}
+
+/** Compare-and-swap on claim.version (0 when never claimed): conflict (exit 5) unless it is `expected`. */
+export function checkExpectedVersion(item: WorkItem, expected: number | null | undefined): void {
+  const version = item.claim?.version ?? 0;
+  if (expected != null && expected !== version) {
+    throw conflict(`${item.id}: claim version is ${version}, not the expected ${expected}`, 'read the item again (`holon show ID --json`, field claim.version) and retry with the current version');
+  }
 }
 
 function requireOwn(item: WorkItem, holder: string, nowMs: number, force: boolean, verb: string): Claim {

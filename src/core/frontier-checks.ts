@@ -185,15 +185,19 @@ function checkWaits(p: Prepared, item: WorkItem): CheckResult {
   if (triggered.length) return fail('waits', 'wait_triggered', `woken: ${triggered.map(waitName).join(', ')}`);
   const monitor = item.class === 'continuous_monitor';
   if (live.length) {
-    const next = live.map((w) => w.recheck_at).filter(Boolean).sort()[0];
+    // A timer wait is next due at its timer's time, not at the fallback recheck after it.
+    const next = live.map((w) => ({ at: w.due_at ?? w.recheck_at, due: Boolean(w.due_at) })).filter((x) => x.at).sort((a, b) => (a.at! < b.at! ? -1 : 1))[0];
     const what = live.map(waitName).join(', ');
     return monitor
-      ? fail('waits', 'not_due', `next check ${next ? `at ${next}` : 'when woken'} (${what})`)
-      : fail('waits', 'waiting', `waits for ${what}${next ? ` (recheck at ${next})` : ''}`);
+      ? fail('waits', 'not_due', `next check ${next ? `at ${next.at}` : 'when woken'} (${what})`)
+      : fail('waits', 'waiting', `waits for ${what}${next ? ` (${next.due ? 'due' : 'recheck'} at ${next.at})` : ''}`);
   }
   const deferred = item.status === 'deferred';
   if (!item.resume_when.length) {
-    return deferred ? fail('waits', 'deferred', 'deferred with no resume_when: reopen it by hand when it is time') : ok(p, 'waits', () => 'no live waits');
+    if (deferred) return fail('waits', 'deferred', 'deferred with no resume_when: reopen it by hand when it is time');
+    // A monitor is due only at its next check; with none it is not new work for anyone to pick up.
+    if (monitor) return fail('waits', 'monitor_unscheduled', `a continuous_monitor with no next check: holon wait ${item.id} --for timer --in 1h (or edit --add-resume-when at:ISO)`);
+    return ok(p, 'waits', () => 'no live waits');
   }
   const r = resumeState(p, item);
   if (r.invalid.length) return fail('waits', 'resume_invalid', r.invalid.join('; '));
@@ -212,7 +216,7 @@ function coveringGates(p: Prepared, need: string, s: Scope): GateRef[] {
   return list;
 }
 
-function checkGates(p: Prepared, item: WorkItem): CheckResult {
+export function checkGates(p: Prepared, item: WorkItem): CheckResult {
   if (!item.needs_decision.length) return ok(p, 'gates', () => 'needs no decision');
   const invalid: string[] = [];
   const rejected: string[] = [];

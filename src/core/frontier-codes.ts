@@ -31,6 +31,7 @@ export const REASONS = {
   wait_triggered: { check: 'waits', channel: 'resume_candidates', meaning: 'a wait was woken: review the item and continue it' },
   waiting: { check: 'waits', channel: 'waiting', meaning: 'a live wait (task, timer, external, operator) has not been woken' },
   not_due: { check: 'waits', channel: 'waiting', meaning: 'a continuous_monitor before its next check time' },
+  monitor_unscheduled: { check: 'waits', channel: 'not_runnable', meaning: 'a continuous_monitor with no next check (no live wait, no resume_when): nothing makes it due' },
   resume_pending: { check: 'waits', channel: 'waiting', meaning: 'an open item whose resume_when conditions are not met yet' },
   deferred: { check: 'waits', channel: 'waiting', meaning: 'deferred, and no resume_when condition is met yet' },
   resume_ready: { check: 'waits', channel: 'resume_candidates', meaning: 'deferred, and a resume_when condition is met: review it (reopen, supersede or close); it is not reopened by itself' },

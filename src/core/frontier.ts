@@ -1,5 +1,5 @@
 import { parseScope } from './decision-scope.js';
-import { CHECK_FNS, liveClaim, repoKey, type CheckResult, type FrontierInput, type GateRef, type Lease, type Prepared, type TimeBounds } from './frontier-checks.js';
+import { CHECK_FNS, checkGates, liveClaim, repoKey, type CheckResult, type FrontierInput, type GateRef, type Lease, type Prepared, type TimeBounds } from './frontier-checks.js';
 import { CHANNELS, REASONS, RUNNABLE, type Channel } from './frontier-codes.js';
 import { findCycles, type GraphNode } from './graph-check.js';
 import { normalizeDecisionScope } from './graph-fields.js';
@@ -73,7 +73,10 @@ export function evaluate(p: Prepared, item: WorkItem, all = false): Verdict {
   }
   if (!first) return { item, channel: 'runnable', code: RUNNABLE, detail: checks.find((c) => c.own)?.detail ?? 'every check passed', checks, own, gates: [] };
   const info = REASONS[first.code as keyof typeof REASONS];
-  return { item, channel: info.channel, code: first.code, detail: first.detail, checks, own, gates: first.gates ?? [] };
+  // A live item stopped earlier (an open dependency) still waits on its pending gates: the gate's
+  // `blocks` names it, as `explain` does. A closed or parked item (status failed) waits on none.
+  const gateCheck = checks.find((c) => c.check === 'gates') ?? (checks[0].pass && item.needs_decision.length ? checkGates(p, item) : undefined);
+  return { item, channel: info.channel, code: first.code, detail: first.detail, checks, own, gates: gateCheck?.gates ?? [] };
 }
 
 const PRI_RANK = new Map<string, number>(PRIORITIES.map((p, i) => [p, i]));

@@ -1,4 +1,5 @@
 import { parseScope, SCOPE_FIX } from './decision-scope.js';
+import { withArticle } from './ids.js';
 import type { DecisionScope, WorkItem } from './types.js';
 import { scopeProblem } from './write-scope.js';
 
@@ -68,7 +69,7 @@ export function graphFieldProblems(item: WorkItem): FieldProblem[] {
       add('decision_scope', `decision "${String(ds.decision)}" is not approved or rejected`, 'leave decision out until `holon decide` records it');
     }
     if (item.class !== 'user_gate') {
-      add('decision_scope', `decision_scope on a ${item.class} covers nothing: only a user_gate can satisfy a decision${item.class === 'user_action' ? ' (a user_action never does)' : ''}`, 'set class: user_gate, or move the scope to needs_decision if this item needs the decision');
+      add('decision_scope', `decision_scope on ${withArticle(item.class)} covers nothing: only a user_gate can satisfy a decision${item.class === 'user_action' ? ' (a user_action never does)' : ''}`, 'set class: user_gate, or move the scope to needs_decision if this item needs the decision');
     }
   } else if (item.class === 'user_gate') {
     add('decision_scope', 'a user_gate without decision_scope covers no decision', `add decision_scope, e.g. holon edit ${item.id} --decision-scope api_change:action:export`);

@@ -49,3 +49,8 @@ export function closeMatches(wanted: string, known: Iterable<string>, max = 3): 
   }
   return scored.sort((x, y) => x[0] - y[0] || x[1].localeCompare(y[1])).slice(0, max).map((s) => s[1]);
 }
+
+/** "a user_gate", "an advancement_task": the article a word takes in a message (u as in "user" takes "a"). */
+export function withArticle(word: string): string {
+  return `${/^[aeio]/i.test(word) ? 'an' : 'a'} ${word}`;
+}

@@ -85,7 +85,8 @@ export function splitEntries(yamlText: string): RawEntry[] {
 const FM_EXAMPLE = 'a record starts with front matter:\n---\nid: "w-4f2a9c1k"\ntitle: "Review PR #101"\nstatus: open\n---';
 
 /** Parses a Markdown record with front matter. Throws RecordParseError with file and line. */
-export function parseMarkdownRecord(text: string, file: string): ParsedRecord {
+/** `example` is the fix shown for a malformed front matter (a WorkItem's by default). */
+export function parseMarkdownRecord(text: string, file: string, example = FM_EXAMPLE): ParsedRecord {
   const cl = conflictLine(text);
   if (cl) {
     throw new RecordParseError({
@@ -97,18 +98,18 @@ export function parseMarkdownRecord(text: string, file: string): ParsedRecord {
   }
   const src = text.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n');
   if (!src.startsWith('---\n')) {
-    throw new RecordParseError({ file, line: 1, message: 'missing front matter (the first line must be ---)', fix: FM_EXAMPLE });
+    throw new RecordParseError({ file, line: 1, message: 'missing front matter (the first line must be ---)', fix: example });
   }
   const close = src.indexOf('\n---', 3);
   let end = close;
   while (end !== -1 && !/^\n---[ \t]*(\n|$)/.test(src.slice(end, end + 6))) end = src.indexOf('\n---', end + 4);
   if (end === -1) {
-    throw new RecordParseError({ file, line: 1, message: 'front matter is not closed (no second --- line)', fix: FM_EXAMPLE });
+    throw new RecordParseError({ file, line: 1, message: 'front matter is not closed (no second --- line)', fix: example });
   }
   const yamlText = src.slice(4, end + 1);
   const afterClose = src.indexOf('\n', end + 4);
   const body = afterClose === -1 ? '' : src.slice(afterClose + 1);
-  const data = parseYamlMap(yamlText, file, 1, FM_EXAMPLE);
+  const data = parseYamlMap(yamlText, file, 1, example);
   return { data, entries: splitEntries(yamlText), body };
 }
 

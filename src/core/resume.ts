@@ -36,6 +36,8 @@ export interface ResumeContext {
   now: string;
   role: string;
   work_item: { id: string; title: string; status: string; class: string; priority: string | null; revision: number };
+  /** What this item replaces, and what replaced it (supersession, both ends). */
+  lineage: { supersedes: string[]; superseded_by: string | null };
   objective: string;
   acceptance: string[];
   progress: LogEntry[];
@@ -73,6 +75,7 @@ export function buildResume(input: ResumeInput): ResumeContext {
     now: input.nowIso,
     role: input.role.trim(),
     work_item: { id, title: item.title, status: item.status, class: item.class, priority: item.priority, revision: item.revision },
+    lineage: { supersedes: item.supersedes ?? [], superseded_by: item.superseded_by },
     objective: item.objective,
     acceptance: item.acceptance,
     progress: item.progress,
@@ -107,6 +110,12 @@ export function renderResume(r: ResumeContext): string {
   L.push(`# Resume ${w.id}: ${w.title}`, '', `You are agent "${r.agent}". Now: ${r.now}. Status: ${w.status}, class ${w.class}, priority ${w.priority ?? '-'}, revision ${w.revision}.`);
   L.push('Work from this record, not from memory: recheck facts that may have changed before you rely on them.');
   if (r.role) L.push('', '## Your role (AGENTS.md)', '', r.role);
+  const { supersedes, superseded_by } = r.lineage;
+  if (supersedes.length || superseded_by) {
+    L.push('', '## Lineage', '');
+    if (supersedes.length) L.push(`- This item replaces ${supersedes.join(', ')} (superseded): \`holon show ID\` for what was tried there and why it was replaced.`);
+    if (superseded_by) L.push(`- This item was superseded by ${superseded_by}: continue there, not here.`);
+  }
   L.push('', '## Objective', '', r.objective || '(none written)');
   if (r.acceptance.length) L.push('', '## Acceptance', '', ...r.acceptance.map((a) => `- ${a}`));
   if (r.woken_by.length) {

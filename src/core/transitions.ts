@@ -1,4 +1,4 @@
-import { invalid, notFound } from './errors.js';
+import { invalid, notFound, usage } from './errors.js';
 import { checkResource, isLive, waitKey } from './wait-matching.js';
 import type { HolonEvent, Wait } from './types.js';
 import { appendHistory, type WorkDoc } from './workitem.js';
@@ -91,7 +91,7 @@ export interface CompleteInput {
 export function complete(doc: WorkDoc, input: CompleteInput, sectionEvidence: string[]): WorkDoc {
   const id = doc.item.id;
   refuseDone(doc, 'complete it again');
-  if (!input.result.trim()) throw invalid('--result is empty', `say what was delivered: holon complete ${id} --result "..."`);
+  if (!input.result.trim()) throw (input.result ? invalid : usage)(input.result ? '--result is empty' : '--result is missing', `say what was delivered: holon complete ${id} --result "..."`);
   const evidence = input.evidence.length ? input.evidence : sectionEvidence;
   if (!evidence.length) {
     throw invalid(`${id} has no evidence that its objective was met`, `pass --evidence "what proves it" (repeatable), or record it first with \`holon evidence ${id} "..." --commit SHA\``);
@@ -153,7 +153,7 @@ export function checkResumeCondition(cond: string): string {
 /** Deferred until conditions hold; the conditions are kept in `resume_when`. */
 export function defer(doc: WorkDoc, conditions: string[], reason: string, nowIso: string): WorkDoc {
   refuseDone(doc, 'defer it');
-  if (!conditions.length) throw invalid('defer needs a resume condition', 'pass --until ISO or --when COND (at:ISO, done:ID, event:RESOURCE, capability:NAME)');
+  if (!conditions.length) throw usage('defer needs a resume condition', 'pass --until ISO or --when COND (at:ISO, done:ID, event:RESOURCE, capability:NAME)');
   if (!reason.trim()) throw invalid('--reason is empty', 'say why the work is deferred');
   const resume_when = [...new Set([...doc.item.resume_when, ...conditions])];
   const next = { ...doc, item: { ...doc.item, status: 'deferred' as const, resume_when } };
@@ -194,4 +194,11 @@ export function timerCancelled(doc: WorkDoc, timerId: string, nowIso: string): {
     since: nowIso,
   };
   return { doc: { ...doc, item: { ...doc.item, waits, status: 'blocked', blocker } }, settled };
+}
+
+/** The other end of a supersession: the replacing item records what it replaces (idempotent). */
+export function recordSupersedes(doc: WorkDoc, old: string, reason: string, nowIso: string): WorkDoc {
+  if (doc.item.supersedes.includes(old)) return doc;
+  const next = { ...doc, item: { ...doc.item, supersedes: [...doc.item.supersedes, old] } };
+  return appendHistory(next, { at: nowIso, text: `supersedes ${old}: ${reason.trim()}` });
 }

@@ -23,6 +23,8 @@ export interface Wait {
   status: WaitStatus;
   created_at: string;
   recheck_at: string | null;
+  /** For a timer wait: when its timer is due (recheck_at is only the fallback after it). */
+  due_at?: string | null;
   settled_at: string | null;
   settled_reason: string | null;
   /** The event that settled it, with its provenance (source, mode). */
@@ -90,6 +92,8 @@ export interface WorkItem {
   blocker: Blocker | null;
   successors: string[];
   superseded_by: string | null;
+  /** The items this one replaced (the other end of their superseded_by). */
+  supersedes: string[];
   no_followup: string | null;
   delivery: Delivery | null;
   /** Other front matter keys, kept as written. */

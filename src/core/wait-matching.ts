@@ -1,4 +1,5 @@
 import { invalid } from './errors.js';
+import { editDistance } from './ids.js';
 import { WAIT_KINDS, type EventSource, type HolonEvent, type Wait, type WaitKind } from './types.js';
 
 /** Longest resource name accepted; it names an outside object, not a document. */
@@ -116,5 +117,16 @@ export function matchWaits(items: MatchItem[], ev: Pick<HolonEvent, 'id' | 'sour
       if ((already || live) && waitKey(w) === key && sourceMaySettle(ev.source, w.kind)) out.push({ work_item: item.id, wait: w.id });
     }
   }
+  return out;
+}
+
+/**
+ * Live waits whose key is one edit away from an event's resource (`ci:run/7732` for a wait on
+ * `ci:run/7731`): what a mistyped notify most likely meant. Only a hint; matching stays exact.
+ */
+export function nearWaits(items: Array<{ id: string; waits: Wait[] }>, resource: string): Array<{ work_item: string; key: string }> {
+  const key = eventKey(resource);
+  const out: Array<{ work_item: string; key: string }> = [];
+  for (const i of items) for (const w of i.waits) if (w.status === 'active' && editDistance(waitKey(w), key) === 1) out.push({ work_item: i.id, key: waitKey(w) });
   return out;
 }

@@ -6,10 +6,10 @@ import { CLASSES, PRIORITIES, STATUSES, type WorkItem } from './types.js';
 export const WORK_KEYS = [
   'id', 'title', 'agent', 'status', 'class', 'action', 'priority', 'created_at', 'updated_at', 'revision',
   'depends_on', 'resume_when', 'requires', 'repo', 'branch', 'write_scope', 'needs_decision', 'decision_scope',
-  'exclude', 'claim', 'waits', 'blocker', 'successors', 'superseded_by', 'no_followup', 'delivery',
+  'exclude', 'claim', 'waits', 'blocker', 'successors', 'superseded_by', 'supersedes', 'no_followup', 'delivery',
 ] as const;
 
-const LIST_KEYS = ['depends_on', 'resume_when', 'requires', 'write_scope', 'needs_decision', 'exclude', 'successors'] as const;
+const LIST_KEYS = ['depends_on', 'resume_when', 'requires', 'write_scope', 'needs_decision', 'exclude', 'successors', 'supersedes'] as const;
 
 /** A WorkItem together with what is needed to rewrite its file faithfully. */
 export interface WorkDoc {
@@ -84,6 +84,7 @@ export function workFromRecord(rec: ParsedRecord, file: string, fileId?: string)
     blocker: (d.blocker as WorkItem['blocker']) ?? null,
     successors: asList(d.successors),
     superseded_by: d.superseded_by == null ? null : String(d.superseded_by),
+    supersedes: asList(d.supersedes),
     no_followup: d.no_followup == null ? null : String(d.no_followup),
     delivery: (d.delivery as WorkItem['delivery']) ?? null,
     extra,
@@ -124,39 +125,42 @@ export interface WorkView extends WorkItem {
   progress: LogEntry[];
   evidence: LogEntry[];
   on_return: string;
-}
-
-export function viewOf(doc: WorkDoc): WorkView {
-  const acceptance = readEntries(doc.body, 'Acceptance').map((e) => e.text);
-  return {
-    ...doc.item,
-    objective: readSection(doc.body, 'Objective') ?? '',
-    acceptance,
-    progress: readEntries(doc.body, 'Progress'),
-    evidence: readEntries(doc.body, 'Evidence'),
-    on_return: readSection(doc.body, 'On return') ?? '',
-  };
-}
-
-/** What listings carry per item (and what the index cache keeps): the front matter plus a digest of the body. */
-export interface WorkSummary extends WorkItem {
-  objective: string;
-  on_return: string;
   progress_count: number;
   evidence_count: number;
   last_progress: LogEntry | null;
 }
 
-export function summaryOf(doc: WorkDoc): WorkSummary {
+/** What listings carry per item (and what the index cache keeps): the same view as everywhere else. */
+export type WorkSummary = WorkView;
+
+export function viewOf(doc: WorkDoc): WorkView {
   const progress = readEntries(doc.body, 'Progress');
+  const evidence = readEntries(doc.body, 'Evidence');
   return {
     ...doc.item,
     objective: readSection(doc.body, 'Objective') ?? '',
+    acceptance: readEntries(doc.body, 'Acceptance').map((e) => e.text),
+    progress,
+    evidence,
     on_return: readSection(doc.body, 'On return') ?? '',
     progress_count: progress.length,
-    evidence_count: readEntries(doc.body, 'Evidence').length,
+    evidence_count: evidence.length,
     last_progress: progress.at(-1) ?? null,
   };
+}
+
+export const summaryOf = viewOf;
+
+/** The key order of a WorkItem in every --json output (schemas/work-item.json): front matter, then the body's views. */
+export const WORK_JSON_KEYS = [
+  ...WORK_KEYS, 'extra', 'objective', 'acceptance', 'progress', 'evidence', 'on_return', 'progress_count', 'evidence_count', 'last_progress',
+] as const;
+
+/** A WorkItem as --json prints it: the same keys in the same order wherever it appears. */
+export function workItemJson(v: WorkView): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of WORK_JSON_KEYS) out[k] = (v as unknown as Record<string, unknown>)[k];
+  return out;
 }
 
 export function addProgress(doc: WorkDoc, entry: LogEntry): WorkDoc {

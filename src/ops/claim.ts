@@ -1,4 +1,4 @@
-import { applyRelease, applyRenew, applyTransfer } from '../core/claims.js';
+import { applyRelease, applyRenew, applyTransfer, checkExpectedVersion } from '../core/claims.js';
 import { invalid } from '../core/errors.js';
 import { parseDuration } from '../core/time.js';
 import type { WorkDoc } from '../core/workitem.js';
@@ -19,28 +19,34 @@ function force(ctx: OpsCtx, wanted?: boolean): boolean {
 }
 
 /** Claims atomically (a lease with a TTL); `expectedVersion` is a compare-and-swap, `key` makes a retry a no-op. */
+function expectedVersionOf(given: string | number | undefined): number | null {
+  if (given === undefined) return null;
+  const v = Number(given);
+  if (!Number.isInteger(v) || v < 0) throw invalid(`--expected-version "${given}" is not a whole number`, 'pass the claim.version you read, e.g. --expected-version 3 (0 when unclaimed)');
+  return v;
+}
+
 export async function claim(ctx: OpsCtx, ref: WorkRef, opts: { ttl?: string; expectedVersion?: string | number; key?: string }): Promise<{ doc: WorkDoc; outcome: string }> {
-  let expectedVersion: number | null = null;
-  if (opts.expectedVersion !== undefined) {
-    expectedVersion = Number(opts.expectedVersion);
-    if (!Number.isInteger(expectedVersion) || expectedVersion < 0) throw invalid(`--expected-version "${opts.expectedVersion}" is not a whole number`, 'pass the claim.version you read, e.g. --expected-version 3 (0 when unclaimed)');
-  }
+  const expectedVersion = expectedVersionOf(opts.expectedVersion);
   return claimWork(ctx.home(), ref, { holder: holderOf(ctx, actingAgent(ctx, ref.agent)), nowMs: ctx.nowMs, ...ttlOf(opts.ttl), expectedVersion, key: opts.key ?? null });
 }
 
-export async function renew(ctx: OpsCtx, ref: WorkRef, opts: { ttl?: string }): Promise<{ doc: WorkDoc }> {
+export async function renew(ctx: OpsCtx, ref: WorkRef, opts: { ttl?: string; expectedVersion?: string | number }): Promise<{ doc: WorkDoc }> {
   const { ttl, ttlMs } = ttlOf(opts.ttl);
-  return mutateWork(ctx.home(), ref, ctx.nowMs, (doc) => ({ ...doc, item: applyRenew(doc.item, holderOf(ctx, actingAgent(ctx, ref.agent)), ctx.nowMs, ttl, ttlMs) }));
+  const ev = expectedVersionOf(opts.expectedVersion);
+  return mutateWork(ctx.home(), ref, ctx.nowMs, (doc) => (checkExpectedVersion(doc.item, ev), { ...doc, item: applyRenew(doc.item, holderOf(ctx, actingAgent(ctx, ref.agent)), ctx.nowMs, ttl, ttlMs) }));
 }
 
-export async function release(ctx: OpsCtx, ref: WorkRef, opts: { force?: boolean }): Promise<{ doc: WorkDoc }> {
+export async function release(ctx: OpsCtx, ref: WorkRef, opts: { force?: boolean; expectedVersion?: string | number }): Promise<{ doc: WorkDoc }> {
   const f = force(ctx, opts.force);
-  return mutateWork(ctx.home(), ref, ctx.nowMs, (doc) => ({ ...doc, item: applyRelease(doc.item, holderOf(ctx, actingAgent(ctx, ref.agent)), ctx.nowMs, f) }));
+  const ev = expectedVersionOf(opts.expectedVersion);
+  return mutateWork(ctx.home(), ref, ctx.nowMs, (doc) => (checkExpectedVersion(doc.item, ev), { ...doc, item: applyRelease(doc.item, holderOf(ctx, actingAgent(ctx, ref.agent)), ctx.nowMs, f) }));
 }
 
-export async function transfer(ctx: OpsCtx, ref: WorkRef, opts: { to: string; force?: boolean }): Promise<{ doc: WorkDoc }> {
+export async function transfer(ctx: OpsCtx, ref: WorkRef, opts: { to: string; force?: boolean; expectedVersion?: string | number }): Promise<{ doc: WorkDoc }> {
   const to = opts.to.replace(/^agent:/, '');
   if (!listAgents(ctx.home()).includes(to)) throw invalid(`no agent "${to}" in this home`, `use one of: ${listAgents(ctx.home()).join(', ')}`);
   const f = force(ctx, opts.force);
-  return mutateWork(ctx.home(), ref, ctx.nowMs, (doc) => ({ ...doc, item: applyTransfer(doc.item, holderOf(ctx, actingAgent(ctx, ref.agent)), to, ctx.nowMs, f) }));
+  const ev = expectedVersionOf(opts.expectedVersion);
+  return mutateWork(ctx.home(), ref, ctx.nowMs, (doc) => (checkExpectedVersion(doc.item, ev), { ...doc, item: applyTransfer(doc.item, holderOf(ctx, actingAgent(ctx, ref.agent)), to, ctx.nowMs, f) }));
 }

@@ -1,3 +1,4 @@
+import { withArticle } from '../core/ids.js';
 import { delegated, parseScope, SCOPE_FIX } from '../core/decision-scope.js';
 import { invalid } from '../core/errors.js';
 import { normalizeDecisionScope } from '../core/graph-fields.js';
@@ -54,7 +55,7 @@ export async function decideGate(o: DecideOptions): Promise<DecideResult> {
   const peek = readWorkFile(o.ref.file, o.ref.id).item;
   const ds = normalizeDecisionScope(peek.decision_scope);
   if (peek.class !== 'user_gate') {
-    throw invalid(`${o.ref.id} is a ${peek.class}, not a user_gate: only a gate carries a decision${peek.class === 'user_action' ? ' (a user_action never satisfies one)' : ''}`, 'decide the user_gate that covers the scope (see `holon frontier`, needs_decision)');
+    throw invalid(`${o.ref.id} is ${withArticle(peek.class)}, not a user_gate: only a gate carries a decision${peek.class === 'user_action' ? ' (a user_action never satisfies one)' : ''}`, 'decide the user_gate that covers the scope (see `holon frontier`, needs_decision)');
   }
   if (!ds || 'error' in parseScope(ds.scope)) throw invalid(`${o.ref.id} has no valid decision_scope`, `${SCOPE_FIX}; set it with holon edit ${o.ref.id} --decision-scope ...`);
   assertAuthority(o.home, o.actor, ds.scope);

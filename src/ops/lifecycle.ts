@@ -1,11 +1,12 @@
 import { invalid } from '../core/errors.js';
 import { iso, parseIso } from '../core/time.js';
-import { block as blockDoc, checkResumeCondition, complete as completeDoc, defer as deferDoc, reopen as reopenDoc, supersede as supersedeDoc } from '../core/transitions.js';
+import { block as blockDoc, checkResumeCondition, complete as completeDoc, defer as deferDoc, recordSupersedes, reopen as reopenDoc, supersede as supersedeDoc } from '../core/transitions.js';
 import { viewOf, type WorkDoc, type WorkView } from '../core/workitem.js';
 import { readEntries } from '../core/body.js';
 import { locateWork, mutateWork, readWorkFile, type WorkRef } from '../store/work-store.js';
 import { cancelItemTimers } from '../runtime/timers.js';
 import type { OpsCtx } from './context.js';
+import { authorityCheck } from './holder.js';
 
 export interface Transitioned {
   item: WorkView;
@@ -16,8 +17,9 @@ export interface Transitioned {
   timers_busy: string[];
 }
 
-async function apply(ctx: OpsCtx, ref: WorkRef, fn: (d: WorkDoc) => WorkDoc): Promise<Transitioned> {
-  const { doc, changed } = await mutateWork(ctx.home(), ref, ctx.nowMs, fn);
+async function apply(ctx: OpsCtx, ref: WorkRef, verb: string, fn: (d: WorkDoc) => WorkDoc): Promise<Transitioned> {
+  const authorized = authorityCheck(ctx, verb);
+  const { doc, changed } = await mutateWork(ctx.home(), ref, ctx.nowMs, (d) => (authorized(d.item), fn(d)));
   // A finished item's own timers would only wake the agent for nothing: they are cancelled with it.
   const { cancelled, busy } = doc.item.status === 'done' ? await cancelItemTimers(ctx.home(), ref.agent, ref.id, ctx.nowMs) : { cancelled: [], busy: [] };
   return { item: viewOf(doc), changed, timers_cancelled: cancelled, timers_busy: busy };
@@ -42,13 +44,20 @@ export async function complete(ctx: OpsCtx, ref: WorkRef, opts: CompleteOptions)
   });
   const noFollowup = typeof opts.followup === 'string' ? opts.followup : null;
   const input = { result: opts.result ?? '', evidence: opts.evidence ?? [], outstanding: opts.outstanding ?? [], successors, noFollowup, actor: ctx.actor, nowIso: iso(ctx.nowMs) };
-  return apply(ctx, ref, (d) => completeDoc(d, input, readEntries(d.body, 'Evidence').map((e) => e.text)));
+  return apply(ctx, ref, 'complete', (d) => completeDoc(d, input, readEntries(d.body, 'Evidence').map((e) => e.text)));
 }
 
 /** Replaced by another item, keeping the lineage. */
 export async function supersede(ctx: OpsCtx, ref: WorkRef, opts: { by: string; reason: string }): Promise<Transitioned & { by: string }> {
-  const by = locateWork(ctx.home(), opts.by, ref.agent).id;
-  return { ...(await apply(ctx, ref, (d) => supersedeDoc(d, by, opts.reason, iso(ctx.nowMs)))), by };
+  const byRef = locateWork(ctx.home(), opts.by, ref.agent);
+  const by = byRef.id;
+  // Refusals first (done, itself, no reason, no authority), on the record as it is now: only then does
+  // the new item record what it replaces, and the old one get superseded_by (re-checked under its lock).
+  const current = readWorkFile(ref.file, ref.id);
+  authorityCheck(ctx, 'supersede')(current.item);
+  supersedeDoc(current, by, opts.reason, iso(ctx.nowMs));
+  await mutateWork(ctx.home(), byRef, ctx.nowMs, (d) => recordSupersedes(d, ref.id, opts.reason, iso(ctx.nowMs)));
+  return { ...(await apply(ctx, ref, 'supersede', (d) => supersedeDoc(d, by, opts.reason, iso(ctx.nowMs)))), by };
 }
 
 /** Set aside until a resume condition (done:ID, at:ISO, event:RESOURCE, capability:NAME) holds. */
@@ -65,14 +74,14 @@ export async function defer(ctx: OpsCtx, ref: WorkRef, opts: { until?: string; w
   for (const c of conds) {
     if (c.startsWith('at:') && Date.parse(c.slice(3)) <= ctx.nowMs) throw invalid(`resume time ${c.slice(3)} is already past (now ${iso(ctx.nowMs)})`, 'give a future time, e.g. --until 2026-12-01T09:00:00Z, or keep the item open');
   }
-  return apply(ctx, ref, (d) => deferDoc(d, conds, opts.reason, iso(ctx.nowMs)));
+  return apply(ctx, ref, 'defer', (d) => deferDoc(d, conds, opts.reason, iso(ctx.nowMs)));
 }
 
 /** Blocked by a business obstacle, with the path that recovers from it. */
 export function block(ctx: OpsCtx, ref: WorkRef, opts: { reason: string; recovery: string }): Promise<Transitioned> {
-  return apply(ctx, ref, (d) => blockDoc(d, opts.reason, opts.recovery, iso(ctx.nowMs)));
+  return apply(ctx, ref, 'block', (d) => blockDoc(d, opts.reason, opts.recovery, iso(ctx.nowMs)));
 }
 
 export function reopen(ctx: OpsCtx, ref: WorkRef, opts: { reason?: string }): Promise<Transitioned> {
-  return apply(ctx, ref, (d) => reopenDoc(d, iso(ctx.nowMs), opts.reason ?? ''));
+  return apply(ctx, ref, 'reopen', (d) => reopenDoc(d, iso(ctx.nowMs), opts.reason ?? ''));
 }

@@ -33,7 +33,7 @@ export function blankItem(id: string, agent: string, title: string, nowMs: numbe
     id, title, agent, status: 'open', class: 'advancement_task', action: null, priority: null,
     created_at: t, updated_at: t, revision: 1, depends_on: [], resume_when: [], requires: [], repo: null,
     branch: null, write_scope: [], needs_decision: [], decision_scope: null, exclude: [], claim: null,
-    waits: [], blocker: null, successors: [], superseded_by: null, no_followup: null, delivery: null, extra: {},
+    waits: [], blocker: null, successors: [], superseded_by: null, supersedes: [], no_followup: null, delivery: null, extra: {},
   };
 }
 

@@ -1,4 +1,4 @@
-import { invalid } from '../core/errors.js';
+import { invalid, usage } from '../core/errors.js';
 import { ceilSecond, nextSlot, type Timer } from '../core/schedule.js';
 import { iso, parseDuration, parseIso } from '../core/time.js';
 import { createTimer, newTimerId } from '../store/timers.js';
@@ -12,7 +12,7 @@ export function timerView(t: Timer) {
 
 /** Creates a timer for `agent` from --in/--at/--every/--until; shared by `timer add` and `wait --for timer`. */
 export async function createTimerFor(ctx: OpsCtx, agent: string, o: { in?: string; at?: string; every?: string; until?: string; work?: string | null; summary?: string }, notes: string[] = []): Promise<Timer> {
-  if (Boolean(o.in) === Boolean(o.at)) throw invalid('give exactly one of --in DURATION or --at ISO', 'e.g. --in 2h, or --at 2026-11-30T17:00:00Z');
+  if (Boolean(o.in) === Boolean(o.at)) throw usage('give exactly one of --in DURATION or --at ISO', 'e.g. --in 2h, or --at 2026-11-30T17:00:00Z');
   const firstMs = ceilSecond(o.in ? ctx.nowMs + parseDuration(o.in, '--in') : parseIso(o.at!, '--at'));
   const untilMs = o.until ? parseIso(o.until, '--until') : null;
   checkSchedule(firstMs, o.every, o.until, untilMs);

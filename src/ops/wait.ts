@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { invalid, notFound } from '../core/errors.js';
+import { invalid, notFound, usage } from '../core/errors.js';
 import { formatId } from '../core/ids.js';
 import { ceilSecond, type Timer } from '../core/schedule.js';
 import { iso, parseDuration, parseIso, parseWhen } from '../core/time.js';
@@ -68,9 +68,10 @@ export async function settleWait(ctx: OpsCtx, ref: WorkRef, opts: { waitId: stri
 
 /** The checks that need no item: run before the item is resolved, so their errors come first. */
 export function checkWaitOptions(opts: WaitOptions): void {
-  if (!opts.for) throw invalid('what does the item wait for?', 'pass --for external:RESOURCE, task:HANDLE, timer:ID (or timer --in 2h), thread:ID or operator');
+  if (!opts.for) throw usage('what does the item wait for? --for is missing', 'pass --for external:RESOURCE, task:HANDLE, timer:ID (or timer --in 2h), thread:ID or operator');
   const target = parseWaitFor(opts.for);
-  if (!opts.reason?.trim()) throw invalid('--reason is empty', 'say why the item waits, e.g. --reason "CI run on the fix commit"');
+  if (opts.reason === undefined) throw usage('--reason is missing', 'say why the item waits, e.g. --reason "CI run on the fix commit"');
+  if (!opts.reason.trim()) throw invalid('--reason is empty', 'say why the item waits, e.g. --reason "CI run on the fix commit"');
   if ((opts.in || opts.at) && target.kind !== 'timer') throw invalid('--in/--at only go with --for timer', 'for a fallback deadline use --recheck');
 }
 
@@ -143,7 +144,7 @@ export async function wait(ctx: OpsCtx, ref: WorkRef, opts: WaitOptions): Promis
     refuseOtherAgent('task', t.id, t.agent, ref, `start the task for this item: holon task run --work ${ref.id} -- CMD`);
   } else if (target.kind === 'timer') {
     if (!target.resource) {
-      if (!opts.in && !opts.at) throw invalid('--for timer needs a timer id or --in/--at', 'e.g. --for timer --in 2h, or --for timer:t-4f2a9c1k');
+      if (!opts.in && !opts.at) throw usage('--for timer needs a timer id or --in/--at', 'e.g. --for timer --in 2h, or --for timer:t-4f2a9c1k');
       refuseEarlyRecheck(explicitRecheck, ceilSecond(opts.in ? ctx.nowMs + parseDuration(opts.in, '--in') : parseIso(opts.at!, '--at')), opts.recheck);
       timer = await createTimerFor(ctx, ref.agent, { in: opts.in, at: opts.at, work: ref.id, summary: reason }, notes);
       createdTimer = true;
@@ -170,6 +171,7 @@ export async function wait(ctx: OpsCtx, ref: WorkRef, opts: WaitOptions): Promis
     status: 'active',
     created_at: nowIso,
     recheck_at: iso(recheckMs),
+    ...(target.kind === 'timer' && dueMs != null ? { due_at: iso(dueMs) } : {}),
     settled_at: null,
     settled_reason: null,
   };

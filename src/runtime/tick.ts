@@ -1,3 +1,4 @@
+import { iso } from '../core/time.js';
 import { earliest } from '../core/schedule.js';
 import { listInbox } from '../store/event-store.js';
 import { listAgents, type Home } from '../store/home.js';
@@ -56,7 +57,7 @@ export async function tick(home: Home, nowMs: number, opts: { agents?: string[] 
   const done = new Set<string>();
   if (wakes.length) for (const a of agents) for (const i of loadAgentWork(home, a).items) if (i.status === 'done') done.add(i.id);
   return {
-    now: new Date(nowMs).toISOString(),
+    now: iso(nowMs),
     timers_fired,
     rechecks_expired,
     events_admitted: admitted.map((e) => ({ event: e.id, agent: e.agent, triggered: e.disposition?.triggered ?? [], joined: e.disposition?.joined ?? [], nudged: e.disposition?.nudged ?? true, source: e.source, resource: e.resource })),

@@ -1,4 +1,5 @@
 import { evaluate, prepare } from '../core/frontier.js';
+import { readAgentState } from '../store/agent-state.js';
 import type { RunRecord } from '../core/run-record.js';
 import { iso } from '../core/time.js';
 import type { WorkSummary } from '../core/workitem.js';
@@ -105,11 +106,15 @@ export function retries(home: Home, agents: string[], s: RetrySettings): Retry[]
  */
 export function pendingWakes(home: Home, agents: string[], covered: Covered): Wake[] {
   const wakes: Wake[] = [];
+  const started = readAgentState(home).started;
   for (const agent of agents) {
+    // A wake that arrived while the agent was stopped is not continued once it is started again.
+    const since = started[agent]?.since ?? null;
     for (const i of loadAgentWork(home, agent).items) {
       if (i.status === 'done' || i.status === 'deferred') continue;
       for (const w of i.waits) {
         if (covered.keys.has(`wait:${w.id}`)) continue;
+        if (since && w.settled_at && w.settled_at < since) continue;
         if (w.status === 'triggered' && w.settled_by) {
           const reason = w.settled_by.source === 'operator' ? 'operator_message' : w.kind === 'timer' ? 'timer_fired' : 'wait_triggered';
           wakes.push({ agent, work_item: i.id, reason, wait: w.id, event: w.settled_by.event });

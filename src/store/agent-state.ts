@@ -11,6 +11,8 @@ import { withLock } from './lock.js';
  */
 export interface AgentState {
   stopped: Record<string, { since: string; by: string }>;
+  /** When each agent was last started again: wakes that arrived before it are not continued. */
+  started: Record<string, { since: string; by: string }>;
 }
 
 const stateFile = (home: Home) => join(home.local, 'agent-state.json');
@@ -18,9 +20,9 @@ const stateFile = (home: Home) => join(home.local, 'agent-state.json');
 export function readAgentState(home: Home): AgentState {
   try {
     const s = JSON.parse(readFileSync(stateFile(home), 'utf8')) as Partial<AgentState>;
-    return { stopped: s.stopped ?? {} };
+    return { stopped: s.stopped ?? {}, started: s.started ?? {} };
   } catch {
-    return { stopped: {} };
+    return { stopped: {}, started: {} };
   }
 }
 
@@ -32,7 +34,10 @@ export async function setStopped(home: Home, agent: string, stopped: boolean, by
     const s = readAgentState(home);
     if (Boolean(s.stopped[agent]) === stopped) return false;
     if (stopped) s.stopped[agent] = { since: iso(nowMs), by };
-    else delete s.stopped[agent];
+    else {
+      delete s.stopped[agent];
+      s.started[agent] = { since: iso(nowMs), by };
+    }
     writeFileAtomic(stateFile(home), JSON.stringify(s, null, 2) + '\n', join(home.local, 'tmp'));
     return true;
   });

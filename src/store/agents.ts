@@ -12,12 +12,15 @@ export interface AgentProfile {
   role: string;
 }
 
+/** The fix shown for a malformed AGENTS.md: its own fields, not a WorkItem's. */
+export const AGENTS_EXAMPLE = 'AGENTS.md starts with its front matter, e.g.:\n---\nagent: "reviewer"\nrunner: {preset: command, command: "./agent.sh"}\ncapabilities: ["shell"]\npolicy:\n  run_timeout: "30m"\nauthority:\n  decide: []\n---';
+
 export function readAgent(home: Home, name: string): AgentProfile {
   const file = join(agentDir(home, name), 'AGENTS.md');
   const text = readFileSync(file, 'utf8');
   if (!text.startsWith('---')) return { name, file, config: {}, role: text };
   try {
-    const rec = parseMarkdownRecord(text, file);
+    const rec = parseMarkdownRecord(text, file, AGENTS_EXAMPLE);
     return { name, file, config: rec.data, role: rec.body };
   } catch (err) {
     if (err instanceof RecordParseError) throw problemError(err.problem);

@@ -18,3 +18,13 @@ export function currentBranch(cwd: string): string | null {
     return null;
   }
 }
+
+/** A revision (HEAD, a branch, a tag, a short sha) resolved to its full commit sha, or null when git cannot. */
+export function resolveCommit(cwd: string, rev: string): string | null {
+  if (rev.startsWith('-')) return null;
+  try {
+    return execFileSync('git', ['rev-parse', '--verify', '--quiet', `${rev}^{commit}`], { cwd, stdio: ['ignore', 'pipe', 'ignore'], encoding: 'utf8' }).trim() || null;
+  } catch {
+    return null;
+  }
+}

@@ -17,7 +17,7 @@ import { isLive } from '../core/wait-matching.js';
  * the cache is small (no bodies, only live waits) so reading it is cheap at 10,000 items.
  */
 
-const VERSION = 7;
+const VERSION = 8;
 
 type Slim = Partial<WorkItem>;
 
@@ -52,7 +52,7 @@ export function slimOf(item: WorkItem, agent: string): Slim | 'D' {
   if (item.status === 'done' && !item.superseded_by && item.class !== 'user_gate' && item.agent === agent) return 'D';
   for (const f of closed ? CLOSED_FIELDS : FIELDS) {
     let v: unknown = item[f];
-    if (f === 'waits') v = item.waits.filter(isLive).map((w) => ({ id: w.id, kind: w.kind, resource: w.resource, status: w.status, recheck_at: w.recheck_at ?? null }));
+    if (f === 'waits') v = item.waits.filter(isLive).map((w) => ({ id: w.id, kind: w.kind, resource: w.resource, status: w.status, recheck_at: w.recheck_at ?? null, ...(w.due_at ? { due_at: w.due_at } : {}) }));
     if (v == null || (Array.isArray(v) && v.length === 0) || (f === 'class' && v === 'advancement_task')) continue;
     out[f] = v;
   }
@@ -69,7 +69,7 @@ export function itemOf(s: Slim | 'D', id: string, agent: string): WorkItem {
     requires: s.requires ?? EMPTY, repo: s.repo ?? null, branch: s.branch ?? null, write_scope: s.write_scope ?? EMPTY,
     needs_decision: s.needs_decision ?? EMPTY, decision_scope: s.decision_scope ?? null, exclude: s.exclude ?? EMPTY,
     claim: s.claim ?? null, waits: s.waits ?? EMPTY, blocker: s.blocker ?? null, successors: s.successors ?? EMPTY,
-    superseded_by: s.superseded_by ?? null, no_followup: null, delivery: null, extra: NO_EXTRA,
+    superseded_by: s.superseded_by ?? null, supersedes: EMPTY, no_followup: null, delivery: null, extra: NO_EXTRA,
   };
 }
 

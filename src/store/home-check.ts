@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { checkGraph } from '../core/graph-check.js';
 import { graphFieldProblems } from '../core/graph-fields.js';
 import { conflictLine, parseMarkdownRecord, parseYamlRecord, RecordParseError, type RecordProblem } from '../core/record-codec.js';
+import { AGENTS_EXAMPLE } from './agents.js';
 import { agentDir, agentsDir, listAgents, type Home } from './home.js';
 import { loadAllWork } from './work-index.js';
 import { checkTimerData } from './timers.js';
@@ -63,7 +64,7 @@ export function checkHome(home: Home): RecordProblem[] {
     const md = join(agentDir(home, a), 'AGENTS.md');
     problems.push(...safeParse(() => {
       const text = readFileSync(md, 'utf8');
-      if (text.startsWith('---')) parseMarkdownRecord(text, md);
+      if (text.startsWith('---')) parseMarkdownRecord(text, md, AGENTS_EXAMPLE);
       else if (conflictLine(text)) throw new RecordParseError({ file: md, line: conflictLine(text), message: 'git conflict marker', fix: 'resolve the merge and delete the markers' });
     }));
     const focus = join(agentDir(home, a), 'focus.yaml');

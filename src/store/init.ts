@@ -22,15 +22,15 @@ function writeNew(path: string, text: string): boolean {
 }
 
 /** Creates the home skeleton; returns the paths it created (none on a second run). */
-export function initHome(dir: string, agent: string): string[] {
-  assertSafeId(agent, 'agent name');
+export function initHome(dir: string, agent: string | null): string[] {
+  if (agent !== null) assertSafeId(agent, 'agent name');
   const created: string[] = [];
   if (!existsSync(dir)) created.push(dir);
   mkdirSync(join(dir, 'agents'), { recursive: true });
-  if (writeNew(join(dir, 'holon.yaml'), template('holon.yaml', agent))) created.push(join(dir, 'holon.yaml'));
-  if (writeNew(join(dir, '.gitignore'), template('gitignore', agent))) created.push(join(dir, '.gitignore'));
-  if (writeNew(join(dir, '.gitattributes'), template('gitattributes', agent))) created.push(join(dir, '.gitattributes'));
-  created.push(...addAgent(dir, agent));
+  if (writeNew(join(dir, 'holon.yaml'), template('holon.yaml', agent ?? 'main'))) created.push(join(dir, 'holon.yaml'));
+  if (writeNew(join(dir, '.gitignore'), template('gitignore', agent ?? 'main'))) created.push(join(dir, '.gitignore'));
+  if (writeNew(join(dir, '.gitattributes'), template('gitattributes', agent ?? 'main'))) created.push(join(dir, '.gitattributes'));
+  if (agent !== null) created.push(...addAgent(dir, agent));
   return created;
 }
 

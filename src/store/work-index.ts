@@ -13,7 +13,7 @@ import { workDir } from './work-store.js';
  * change mtime/ctime, so a changed file is always re-parsed; the cache only saves parsing.
  */
 
-const CACHE_VERSION = 4;
+const CACHE_VERSION = 6;
 
 interface CacheEntry {
   k: string;
@@ -65,8 +65,8 @@ function compact(v: WorkSummary): Partial<WorkSummary> {
 const EMPTY: Omit<WorkSummary, 'id' | 'title' | 'status'> = {
   agent: '', class: 'advancement_task', action: null, priority: null, created_at: '', updated_at: '', revision: 0,
   depends_on: [], resume_when: [], requires: [], repo: null, branch: null, write_scope: [], needs_decision: [],
-  decision_scope: null, exclude: [], claim: null, waits: [], blocker: null, successors: [], superseded_by: null,
-  no_followup: null, delivery: null, extra: {}, objective: '', on_return: '', progress_count: 0, evidence_count: 0, last_progress: null,
+  decision_scope: null, exclude: [], claim: null, waits: [], blocker: null, successors: [], superseded_by: null, supersedes: [],
+  no_followup: null, delivery: null, extra: {}, objective: '', acceptance: [], progress: [], evidence: [], on_return: '', progress_count: 0, evidence_count: 0, last_progress: null,
 };
 
 function expand(c: Partial<WorkSummary>): WorkSummary {

@@ -9,7 +9,7 @@ describe('holon check', () => {
     await p.create('one');
     const r = await p.h(['check', '--json']);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ ok: true, problems: [] });
+    expect(JSON.parse(r.stdout)).toEqual({ schema_version: 1, ok: true, problems: [] });
   });
 
   it('reports conflict markers, duplicates, missing fields and dangling dependencies, one line each, exit 3', async () => {

@@ -97,12 +97,21 @@ describe('completion and the other honest exits', () => {
     const cases: Array<[string[], RegExp]> = [
       [['complete', '--result', 'done', '--no-followup', 'none'], /no evidence/],
       [['complete', '--result', 'done', '--evidence', 'tests pass', '--outstanding', 'old clients still call v1'], /outstanding work .* but no successor/],
+      // Saying nothing about what follows is a refused delivery (3), not a missing option.
       [['complete', '--result', 'done', '--evidence', 'tests pass'], /neither --successor ID nor --no-followup/],
-      [['complete', '--evidence', 'tests pass', '--no-followup', 'none'], /--result is empty/],
     ];
     for (const [args, msg] of cases) {
       const r = await p.h(args);
       expect(r.code, args.join(' ')).toBe(3);
+      expect(r.stderr).toMatch(msg);
+    }
+    // A missing option is usage (2), as everywhere.
+    const missing: Array<[string[], RegExp]> = [
+      [['complete', '--evidence', 'tests pass', '--no-followup', 'none'], /--result is missing/],
+    ];
+    for (const [args, msg] of missing) {
+      const r = await p.h(args);
+      expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(msg);
     }
     expect(readFileSync(p.workFile(a), 'utf8')).toBe(before);
@@ -117,10 +126,10 @@ describe('completion and the other honest exits', () => {
     const tw = await p.json(['wait', a, '--for', 'timer', '--in', '2h', '--reason', 'recheck the release']);
     const other = await p.json(['timer', 'add', '--in', '2h', '--work', b]);
     await p.h(['evidence', a, 'v2 endpoints live on server 2.4', '--commit', 'abc1234']);
-    const done = await p.json(['complete', a, '--result', 'v2 shipped', '--outstanding', 'two clients still call v1', '--successor', b], { HOLON_ACTOR: 'agent:migrator' });
+    const done = await p.json(['complete', a, '--result', 'v2 shipped', '--outstanding', 'two clients still call v1', '--successor', b], { HOLON_ACTOR: 'agent:main' });
     expect(done).toMatchObject({
       status: 'done', successors: [b], no_followup: null,
-      delivery: { result: 'v2 shipped', evidence: ['v2 endpoints live on server 2.4'], outstanding: ['two clients still call v1'], completed_by: 'agent:migrator' },
+      delivery: { result: 'v2 shipped', evidence: ['v2 endpoints live on server 2.4'], outstanding: ['two clients still call v1'], completed_by: 'agent:main' },
     });
     expect(done.waits[0]).toMatchObject({ status: 'cancelled', settled_reason: 'work_item_completed' });
     expect(done.waits[1]).toMatchObject({ status: 'cancelled', settled_reason: 'work_item_completed' });
@@ -149,7 +158,7 @@ describe('completion and the other honest exits', () => {
     const d = await p.json(['defer', b, '--until', '2026-12-10T09:00:00Z', '--when', 'done:' + a, '--when', 'event:github:acme/app#101', '--reason', 'after the freeze'], { HOLON_NOW: '2026-11-30T10:00:00Z' });
     expect(d).toMatchObject({ status: 'deferred', resume_when: ['at:2026-12-10T09:00:00Z', `done:${a}`, 'event:github:acme/app#101'] });
     expect((await p.h(['defer', b, '--when', 'sometime', '--reason', 'x'])).code).toBe(3);
-    expect((await p.h(['defer', b, '--reason', 'x'])).code).toBe(3);
+    expect((await p.h(['defer', b, '--reason', 'x'])).code).toBe(2); // no resume condition at all: a missing option
 
     const bl = await p.json(['block', b, '--reason', 'no staging access', '--recovery', 'ops grants access']);
     expect(bl).toMatchObject({ status: 'blocked', blocker: { reason: 'no staging access', recovery: 'ops grants access' } });

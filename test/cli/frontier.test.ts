@@ -107,11 +107,12 @@ describe('frontier, explain and decide (seed 002)', () => {
     for (const ch of ['runnable', 'needs_decision', 'needs_action', 'waiting', 'resume_candidates', 'not_runnable']) for (const x of f[ch]) seen.push([x.id, x.code]);
     expect(seen).toHaveLength(7);
     for (const [id, code] of seen) expect((await p.json(['explain', id])).code).toBe(code);
-    expect(Object.fromEntries(seen)).toEqual({ [a]: 'runnable', [m]: 'runnable', [b]: 'dependency_open', [c]: 'capability_missing', [d]: 'excluded', [e]: 'resume_pending', [u]: 'user_action' });
+    // A monitor with no next check is not new work (monitor_unscheduled), whatever its age.
+    expect(Object.fromEntries(seen)).toEqual({ [a]: 'runnable', [m]: 'monitor_unscheduled', [b]: 'dependency_open', [c]: 'capability_missing', [d]: 'excluded', [e]: 'resume_pending', [u]: 'user_action' });
     expect([a, b, c, d, e, u, m].map((id) => readFileSync(p.workFile(id), 'utf8'))).toEqual(files);
     const human = await p.h(['frontier', '--limit', '1']);
-    expect(human.stdout).toMatch(/runnable \(2\)/);
-    expect(human.stdout).toMatch(/and 1 more/);
+    expect(human.stdout).toMatch(/runnable \(1\)/);
+    expect(human.stdout).toMatch(/and 3 more/);
   });
 
   it('sees hand edits at once (the cache never hides a change)', async () => {

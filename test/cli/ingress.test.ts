@@ -62,6 +62,10 @@ describe('holon ingress', () => {
     expect((await post(`${base}/other`, '{}')).status).toBe(404);
     expect((await post(`${base}/hooks/`, '{}')).status).toBe(404);
     expect(events(p.home, 'rev').length).toBe(before);
+    // `ingress show`: live since its creation, last used by the accepted event; never the token.
+    const shown = await p.json(['ingress', 'show']);
+    expect(shown).toMatchObject({ agent: 'rev', live: true, token_id, events: 1, last_used_at: ev.created_at, listening: base });
+    expect(JSON.stringify(shown)).not.toContain(token);
 
     // Rotate: the old URL is refused at once, the new one works.
     const rotated = await p.json(['ingress', 'rotate']);
@@ -73,7 +77,7 @@ describe('holon ingress', () => {
     const third = await p.json(['ingress', 'url']);
     expect((await p.json(['agent', 'stop', 'rev'])).revoked).toEqual([third.token_id]);
     expect((await post(third.url, '{"resource":"a"}')).status).toBe(403);
-    await until(() => events(p.home, 'rev').length === before + 1, 5000, 'the rotated token\'s event');
+    await until(() => events(p.home, 'rev').length === before + 1, 60_000, 'the rotated token\'s event');
     expect(await w.stop()).toBe(0);
     for (const t of [token, rotated.url.split('/').pop(), third.url.split('/').pop()]) expect(w.log()).not.toContain(t);
   });
@@ -124,19 +128,20 @@ describe('holon ingress', () => {
     expect(r.stderr).toContain('loopback only');
   });
 
-  it('load: a few thousand requests from another process, every accepted event recorded exactly once', async () => {
+  it('load: a thousand requests from another process, every accepted event recorded exactly once', async () => {
     const { p, w } = await watched();
     const { url } = await p.json(['ingress', 'url']);
+    // A fixed count with no time budget (throughput is measured by bench/timings.mjs, not asserted here).
     const out = await new Promise<string>((res, rej) =>
-      execFile(process.execPath, [join(import.meta.dirname, '../helpers/ingress-load.mjs'), url, '3000', '16', '40000'], { maxBuffer: 64 << 20 }, (err, stdout) => (err ? rej(err) : res(stdout))),
+      execFile(process.execPath, [join(import.meta.dirname, '../helpers/ingress-load.mjs'), url, '1000', '16', '600000'], { maxBuffer: 64 << 20 }, (err, stdout) => (err ? rej(err) : res(stdout))),
     );
     const r = JSON.parse(out);
-    expect(r.sent).toBeGreaterThanOrEqual(1000);
+    expect(r.sent).toBe(1000);
     expect(r.statuses['202']).toBe(r.sent);
     expect(new Set(r.ids).size).toBe(r.ids.length);
     expect(await w.stop()).toBe(0);
     // Each accepted event is on disk exactly once (queued, or admitted and moved to events/).
     const recorded = inbox(p.home, 'rev').map((f) => f.slice(0, -5));
     expect(recorded.sort()).toEqual([...r.ids].sort());
-  }, 90_000);
+  }, 240_000);
 });

@@ -40,7 +40,7 @@ describe('timers with real time', () => {
         fired = r.timers_fired[0];
         firedAt = passAt;
       } else lastEmpty = passAt;
-      expect(Date.now() - created).toBeLessThan(20_000);
+      if (Date.now() - created > 120_000) throw new Error('the timer never fired within two minutes');
     }
     // Never early: the firing pass ran at or after due, every pass before it ran before due.
     expect(firedAt).toBeGreaterThanOrEqual(due);
@@ -48,13 +48,15 @@ describe('timers with real time', () => {
     expect(fired).toMatchObject({ timer: w.timer.id, work_item: a, fire_count: 1, missed_count: 0 });
     // Its lateness is exactly the pass's distance from due: one polling interval at most
     // (watch mode wakes at the due time instead of polling).
-    expect(fired.late_ms).toBe(firedAt - due);
+    // (`now` is printed to the second like every other time; late_ms keeps the milliseconds.)
+    expect(fired.late_ms).toBeGreaterThanOrEqual(firedAt - due);
+    expect(fired.late_ms).toBeLessThan(firedAt - due + 1000);
     expect(fired.late_ms).toBeLessThanOrEqual(firedAt - lastEmpty);
     const shown = await p.json(['show', a]);
     expect(shown.waits[0]).toMatchObject({ status: 'triggered', settled_by: { source: 'timer', mode: 'wake_hint' } });
     expect((await p.json(['timer', 'list'])).timers).toEqual([]);
     expect((await p.json(['timer', 'list', '--all'])).timers[0]).toMatchObject({ status: 'fired', fire_count: 1, work_item: a });
-  });
+  }, 150_000);
 });
 
 describe('timers on a fixed clock', () => {
@@ -88,7 +90,8 @@ describe('timers on a fixed clock', () => {
       [['timer', 'add', '--in', '1h', '--work', 'w-nosuch99'], /no WorkItem/],
     ] as Array<[string[], RegExp]>) {
       const r = await p.h(args, now);
-      expect(r.code, args.join(' ')).toBe(args.includes('--work') ? 4 : 3);
+      // A missing or doubled --in/--at is usage (2); a bad value is invalid (3); an unknown item is 4.
+      expect(r.code, args.join(' ')).toBe(args.includes('--work') ? 4 : /exactly one/.test(msg.source) ? 2 : 3);
       expect(r.stderr).toMatch(msg);
     }
     expect((await p.json(['timer', 'list', '--all'])).timers).toEqual([]);
@@ -228,8 +231,15 @@ describe('a tick killed mid-way', () => {
     expect(all).toHaveLength(63);
     const now = { HOLON_NOW: at(90_000) };
     const queued = () => readdirSync(join(p.home, 'agents/main/inbox')).filter((f) => f.endsWith('.yaml')).length;
-    for (const target of [5, 20, 40]) {
-      // Kill the tick while it is firing: once it has queued some of the fire events.
+    // Two kills at fixed points of the batch (the 5th and the 15th fire of a run: mid-way on any machine).
+    for (const nth of [5, 15]) {
+      const killed = await holon(['tick', '--json'], { cwd: p.dir, env: { ...now, HOLON_TEST_KILL_AT: `timer-event@${nth}` } });
+      expect(killed.code).not.toBe(0);
+    }
+    const midway = (await p.json(['timer', 'list', '--all'], now)).timers.filter((t: any) => t.fire_count > 0).length;
+    expect(midway).toBe(4 + 14);
+    for (const target of [30, 45]) {
+      // Then kills at whatever moment the tick has reached (a mid-write kill, when the timing lands one).
       const child = spawnHolon(['tick', '--json'], { cwd: p.dir, env: now });
       const exited = new Promise((r) => child.on('exit', r));
       const until = Date.now() + 10_000;
@@ -237,10 +247,6 @@ describe('a tick killed mid-way', () => {
       child.kill('SIGKILL');
       await exited;
     }
-    const midway = (await p.json(['timer', 'list', '--all'], now)).timers.filter((t: any) => t.fire_count > 0).length;
-    // The kills landed mid-way: some timers had fired, not all.
-    expect(midway).toBeGreaterThan(0);
-    expect(midway).toBeLessThan(63);
     await p.json(['tick'], now);
     await p.json(['tick'], now);
     const timers = (await p.json(['timer', 'list', '--all'], now)).timers;

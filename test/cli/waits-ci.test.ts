@@ -35,9 +35,9 @@ describe('the CI continuation (seed 001)', () => {
     const script = join(p.dir, 'ci.sh');
     // It runs until the test creates the file `go`, so the wait is registered while it runs.
     writeFileSync(script, '#!/bin/sh\necho "queued CI run 7731"\nwhile [ ! -f go ]; do sleep 0.05; done\necho "run 7731 started"\n', { mode: 0o755 });
-    const started = Date.now();
+    // `task run` returns while the script still runs (it waits for `go`, created only below): how fast
+    // it returns is measured in bench/timings.mjs, not asserted here.
     const run = await taskRun(p, ['--work', a, '--', script]);
-    expect(Date.now() - started).toBeLessThan(3000);
     expect(run).toMatchObject({ id: expect.stringMatching(/^k-/), status: 'running', work_item: a });
     const w1 = await p.json(['wait', '--for', `task:${run.id}`, '--reason', 'the CI launcher prints the run id']);
     expect(w1).toMatchObject({ registered: true, wait: { kind: 'task', resource: run.id, status: 'active', recheck_at: expect.stringMatching(/Z$/) } });
@@ -162,7 +162,11 @@ describe('the CI continuation (seed 001)', () => {
     const c = await p.json(['wait', '--cancel', w.wait.id]);
     expect(c.wait).toMatchObject({ status: 'cancelled', settled_reason: 'cancelled' });
     expect((await p.h(['wait', '--cancel', 'wt-nothere1'])).code).toBe(4);
-    expect((await p.h(['wait', a, '--for', 'external:q:2'])).code).toBe(3);
+    // A missing option is usage (2) in wait as everywhere; an empty one is invalid (3).
+    expect((await p.h(['wait', a, '--for', 'external:q:2'])).code).toBe(2);
+    expect((await p.h(['wait', a, '--reason', 'r'])).code).toBe(2);
+    expect((await p.h(['wait', a, '--for', 'timer', '--reason', 'r'])).code).toBe(2);
+    expect((await p.h(['wait', a, '--for', 'external:q:2', '--reason', ' '])).code).toBe(3);
     expect((await p.h(['wait', a, '--for', 'task:k-missing1', '--reason', 'r'])).code).toBe(4);
     await p.h(['complete', a, '--result', 'r', '--evidence', 'e', '--no-followup', 'n']);
     const refused = await p.h(['wait', a, '--for', 'operator', '--reason', 'r']);

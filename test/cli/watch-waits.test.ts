@@ -55,7 +55,7 @@ describe('watch with waits, events and timers', () => {
     await w.waitFor(/watching /);
     expect((await p.h(['notify', 'external:nothing:here'])).code).toBe(0);
     expect((await p.h(['notify', 'external:github:acme/app#101'])).code).toBe(0);
-    await until(() => runRecords(p.home).some((r) => r.status === 'ok'), 15_000, 'run');
+    await until(() => runRecords(p.home).some((r) => r.status === 'ok'), 60_000, 'run');
     await sleep(800);
     expect(await w.stop()).toBe(0);
     const runs = runRecords(p.home);
@@ -72,7 +72,7 @@ describe('watch with waits, events and timers', () => {
     const wait = await p.json(['wait', id, '--for', 'external:ci:run/3', '--reason', 'CI', '--recheck', '2s']);
     const w = startWatch(p.dir);
     await w.waitFor(/watching /);
-    await until(() => runRecords(p.home).some((r) => r.status === 'ok'), 15_000, 'recheck run');
+    await until(() => runRecords(p.home).some((r) => r.status === 'ok'), 60_000, 'recheck run');
     await sleep(500);
     expect(await w.stop()).toBe(0);
     const runs = runRecords(p.home);
@@ -93,9 +93,9 @@ describe('watch with waits, events and timers', () => {
     const { url } = await p.json(['ingress', 'url']);
     const codes = await Promise.all(Array.from({ length: 20 }, () => fetch(url, { method: 'POST', body: JSON.stringify({ resource: 'external:ci:run/1', mode: 'wake_hint' }) }).then((r) => r.status)));
     expect(codes.every((c) => c === 202)).toBe(true);
-    await until(() => runRecords(p.home).length > 0 && runRecords(p.home).every((r) => r.status !== 'running'), 20_000, 'runs done');
+    await until(() => runRecords(p.home).length > 0 && runRecords(p.home).every((r) => r.status !== 'running'), 60_000, 'runs done');
     await sleep(1500);
-    await until(() => runRecords(p.home).every((r) => r.status !== 'running'), 20_000, 'runs done');
+    await until(() => runRecords(p.home).every((r) => r.status !== 'running'), 60_000, 'runs done');
     expect(await w.stop()).toBe(0);
     const lines = readFileSync(log, 'utf8').trim().split('\n');
     expect(lines).not.toContain('OVERLAP');
@@ -117,7 +117,7 @@ describe('watch with waits, events and timers', () => {
     const w = startWatch(p.dir);
     await w.waitFor(/watching /);
     await p.h(['tell', 'the release moved to Friday; check the changelog too']);
-    await until(() => runRecords(p.home).some((r) => r.status === 'ok'), 15_000, 'run');
+    await until(() => runRecords(p.home).some((r) => r.status === 'ok'), 60_000, 'run');
     expect(await w.stop()).toBe(0);
     const [run] = runRecords(p.home);
     expect(run).toMatchObject({ work_item: id, reason: 'operator_message', progress: true });
@@ -137,9 +137,9 @@ describe('watch with waits, events and timers', () => {
     const w = startWatch(p.dir);
     await w.waitFor(/watching /);
     // new_work, then operator messages: each run leaves the record unchanged.
-    await until(() => runRecords(p.home).some((r) => r.status === 'ok'), 15_000, 'first run');
+    await until(() => runRecords(p.home).some((r) => r.status === 'ok'), 60_000, 'first run');
     await p.h(['tell', '--work', id, 'please look again']);
-    await until(() => runRecords(p.home).filter((r) => r.status !== 'running').length >= 2, 15_000, 'second run');
+    await until(() => runRecords(p.home).filter((r) => r.status !== 'running').length >= 2, 60_000, 'second run');
     await sleep(500);
     await p.h(['tell', '--work', id, 'and again']);
     await sleep(1500);
@@ -158,14 +158,17 @@ describe('watch with waits, events and timers', () => {
     script(join(p.dir, 'agent.sh'), '#!/bin/sh\necho "$HOLON_WAKE" >> "$PWD/wakes.log"\nholon progress "$HOLON_WORK_ITEM" "woke: $HOLON_WAKE"\n');
     setRunner(p.home, 'rev', '{preset: command, command: ./agent.sh}');
     const id = await p.create('recheck later');
-    await p.h(['wait', id, '--for', 'timer', '--in', '3s', '--reason', 'look again in a moment']);
+    // It waits on something else already, so the first watcher has nothing to run for it.
+    await p.h(['wait', id, '--for', 'external:ci:run/77', '--reason', 'CI']);
     const w = startWatch(p.dir);
     await w.waitFor(/watching /);
     expect(await w.stop('SIGKILL')).toBe(null);
-    await sleep(3500);
+    // The timer is set while no watcher runs (the killed one left its lock), and falls due before the restart.
+    const wait = await p.json(['wait', id, '--for', 'timer', '--in', '2s', '--reason', 'look again in a moment']);
+    await until(() => Date.now() > Date.parse(wait.timer.next_due_at) + 500, 60_000, 'the timer to fall due');
     const again = startWatch(p.dir);
     await again.waitFor(/took over/);
-    await until(() => runRecords(p.home).some((r) => r.status === 'ok'), 15_000, 'timer run');
+    await until(() => runRecords(p.home).some((r) => r.status === 'ok'), 60_000, 'timer run');
     await sleep(1000);
     expect(await again.stop()).toBe(0);
     const once = await p.h(['watch', '--once', '--json']);

@@ -34,8 +34,9 @@ const CASES: Array<{ name: string; items: WorkItem[]; id: string; code: string; 
   { name: 'triggered wait', items: [mk({ id: 'w-a', waits: [wait('triggered'), wait('active', { id: 'wt-2' })] })], id: 'w-a', code: 'wait_triggered', channel: 'resume_candidates' },
   { name: 'settled waits do not hold', items: [mk({ id: 'w-a', waits: [wait('resolved'), wait('expired'), wait('cancelled')] })], id: 'w-a', code: 'runnable', channel: 'runnable' },
   { name: 'monitor before its check time', items: [mk({ id: 'w-a', class: 'continuous_monitor', waits: [wait('active')] })], id: 'w-a', code: 'not_due', channel: 'waiting' },
+  { name: 'monitor with no schedule at all', items: [mk({ id: 'w-a', class: 'continuous_monitor' })], id: 'w-a', code: 'monitor_unscheduled', channel: 'not_runnable' },
+  { name: 'monitor whose check time has come', items: [mk({ id: 'w-a', class: 'continuous_monitor', resume_when: ['at:2026-11-30T05:00:00Z'] })], id: 'w-a', code: 'runnable', channel: 'runnable' },
   { name: 'monitor with resume_when at: in the future', items: [mk({ id: 'w-a', class: 'continuous_monitor', resume_when: ['at:2026-12-01T00:00:00Z'] })], id: 'w-a', code: 'not_due', channel: 'waiting' },
-  { name: 'monitor due (no live wait)', items: [mk({ id: 'w-a', class: 'continuous_monitor' })], id: 'w-a', code: 'runnable', channel: 'runnable' },
   { name: 'deferred without condition', items: [mk({ id: 'w-a', status: 'deferred' })], id: 'w-a', code: 'deferred', channel: 'waiting' },
   { name: 'deferred, at: not reached', items: [mk({ id: 'w-a', status: 'deferred', resume_when: ['at:2026-11-30T07:00:00Z'] })], id: 'w-a', code: 'deferred', channel: 'waiting' },
   { name: 'deferred, at: reached', items: [mk({ id: 'w-a', status: 'deferred', resume_when: ['at:2026-11-30T06:00:00Z'] })], id: 'w-a', code: 'resume_ready', channel: 'resume_candidates' },
@@ -149,6 +150,20 @@ describe('the frontier as a whole', () => {
     expect(f.truncated).toEqual({ runnable: 3 });
     expect(f.needs_decision).toHaveLength(4);
     expect(f.counts).toMatchObject({ runnable: 5, needs_decision: 4, closed: 3, total: 12, by_code: { runnable: 5, decision_required: 4, status_done: 3 } });
+  });
+
+  it('a gate blocks an item that also has an open dependency, in the frontier as in explain; a blocked item waits on no gate', () => {
+    const items = [
+      mk({ id: 'w-dep' }),
+      mk({ id: 'w-a', needs_decision: ['release:action:app'], depends_on: ['w-dep'] }),
+      mk({ id: 'w-parked', needs_decision: ['release:action:app'], status: 'blocked', blocker: { reason: 'r', recovery: 'x', since: '2026-11-30T05:00:00Z' } }),
+      gate('w-g', 'release:project:app'),
+    ];
+    const f = computeFrontier(input(items));
+    expect(f.not_runnable.find((e) => e.id === 'w-a')?.code).toBe('dependency_open');
+    expect(f.needs_decision).toMatchObject([{ id: 'w-g', blocks: ['w-a'] }]);
+    const e = explain(input(items), 'w-a');
+    expect(e.checks.find((c) => c.check === 'gates')).toMatchObject({ pass: false, code: 'gate_pending' });
   });
 
   it("lists another agent's gate when it blocks this agent's item", () => {

@@ -22,7 +22,7 @@ export function startWatch(cwd: string, args: string[] = [], env: NodeJS.Process
   child.stderr!.on('data', (d) => (text += d));
   child.stdout!.on('data', (d) => (text += d));
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  const waitFor = async (re: RegExp, timeoutMs = 15_000) => {
+  const waitFor = async (re: RegExp, timeoutMs = 60_000) => {
     const end = Date.now() + timeoutMs;
     for (;;) {
       const m = text.match(re);
@@ -47,7 +47,7 @@ export function startWatch(cwd: string, args: string[] = [], env: NodeJS.Process
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `fn` until it returns a truthy value. */
-export async function until<T>(fn: () => T | Promise<T>, timeoutMs = 15_000, what = 'condition'): Promise<T> {
+export async function until<T>(fn: () => T | Promise<T>, timeoutMs = 60_000, what = 'condition'): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();

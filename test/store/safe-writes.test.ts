@@ -54,11 +54,9 @@ describe('safe writes', () => {
     expect(await firstLine(holder)).toContain('locked');
     holder.kill('SIGKILL');
     await exited(holder);
-    const started = Date.now();
+    // How long the stale lock delays the writer is measured in bench/timings.mjs; here: it gets through.
     const r = await p.h(['progress', id, 'after the crash']);
-    const waited = Date.now() - started;
-    expect(r.code).toBe(0);
-    expect(waited).toBeLessThan(9000);
+    expect(r.code, r.stderr).toBe(0);
     expect((await p.json(['show', id])).progress.map((e: any) => e.text)).toEqual(['after the crash']);
   });
 

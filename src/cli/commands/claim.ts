@@ -18,22 +18,22 @@ export async function runClaim(ctx: Ctx, args: string[], opts: { ttl?: string; e
   report(doc, outcome === 'unchanged' ? 'already claimed by' : outcome === 'extended' ? 'lease extended:' : 'claimed by', opts.json, { outcome });
 }
 
-export async function runRenew(ctx: Ctx, args: string[], opts: { ttl?: string; sync?: boolean; json?: boolean }): Promise<void> {
+export async function runRenew(ctx: Ctx, args: string[], opts: { ttl?: string; expectedVersion?: string; sync?: boolean; json?: boolean }): Promise<void> {
   const ref = targetItem(ctx, args[0]);
   const r = await claimChange(ctx, opts.sync, `renew ${ref.id}`, () => renew(ctx, ref, opts), () => [ref.file]);
   report(r.doc, 'renewed:', opts.json);
 }
 
-export async function runRelease(ctx: Ctx, args: string[], opts: { force?: boolean; sync?: boolean; json?: boolean }): Promise<void> {
+export async function runRelease(ctx: Ctx, args: string[], opts: { force?: boolean; expectedVersion?: string; sync?: boolean; json?: boolean }): Promise<void> {
   const ref = targetItem(ctx, args[0]);
   const r = await claimChange(ctx, opts.sync, `release ${ref.id}`, () => release(ctx, ref, opts), () => [ref.file]);
   if (opts.json) return printJson({ id: ref.id, claim: r.doc.item.claim, released: true, revision: r.doc.item.revision });
   out(`${ref.id}  released (was held by ${r.doc.item.claim?.holder})`);
 }
 
-export async function runTransfer(ctx: Ctx, args: string[], opts: { to?: string; force?: boolean; sync?: boolean; json?: boolean }): Promise<void> {
+export async function runTransfer(ctx: Ctx, args: string[], opts: { to?: string; force?: boolean; expectedVersion?: string; sync?: boolean; json?: boolean }): Promise<void> {
   if (!opts.to) throw usage('transfer to whom?', 'holon transfer ID --to AGENT');
   const ref = targetItem(ctx, args[0]);
-  const r = await claimChange(ctx, opts.sync, `transfer ${ref.id}`, () => transfer(ctx, ref, { to: opts.to!, force: opts.force }), () => [ref.file]);
+  const r = await claimChange(ctx, opts.sync, `transfer ${ref.id}`, () => transfer(ctx, ref, { to: opts.to!, force: opts.force, expectedVersion: opts.expectedVersion }), () => [ref.file]);
   report(r.doc, 'transferred to', opts.json);
 }

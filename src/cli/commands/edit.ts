@@ -2,7 +2,7 @@ import { invalid } from '../../core/errors.js';
 import { findCycles, type GraphNode } from '../../core/graph-check.js';
 import { normalizeDecisionScope } from '../../core/graph-fields.js';
 import { CLASSES, PRIORITIES, type Priority, type TaskClass, type WorkItem } from '../../core/types.js';
-import { viewOf } from '../../core/workitem.js';
+import { viewOf, workItemJson } from '../../core/workitem.js';
 import { loadAllWork } from '../../store/work-index.js';
 import { locateWork, mutateWork } from '../../store/work-store.js';
 import type { Ctx } from '../context.js';
@@ -100,6 +100,6 @@ export async function run(ctx: Ctx, args: string[], opts: EditOptions): Promise<
     if (addsDeps) assertNoCycle(item, ctx);
     return { ...doc, item };
   });
-  if (opts.json) return printJson({ ...viewOf(r.doc), changed: r.changed });
+  if (opts.json) return printJson({ ...workItemJson(viewOf(r.doc)), changed: r.changed });
   out(r.changed ? `${ref.id}  updated (revision ${r.doc.item.revision})` : `${ref.id}  nothing changed`);
 }

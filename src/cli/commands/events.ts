@@ -4,6 +4,8 @@ import { invalid, HolonError } from '../../core/errors.js';
 import { checkNotify, MAX_PAYLOAD_BYTES } from '../../core/event-input.js';
 import type { HolonEvent } from '../../core/types.js';
 import { checkTell, deliverEvent, tellAgent } from '../../ops/deliver-event.js';
+import { nearWaits } from '../../core/wait-matching.js';
+import { loadAgentWork } from '../../store/work-index.js';
 import { listAdmitted, listInbox } from '../../store/event-store.js';
 import type { Ctx } from '../context.js';
 import { note, out, printJson, table, truncate } from '../output.js';
@@ -45,6 +47,12 @@ export async function runNotify(ctx: Ctx, args: string[], opts: { work?: string;
   if (input.payload != null && input.mode === 'wake_hint') note('note: with --mode wake_hint the payload is kept in the event record but not shown to the agent; use --mode message to deliver it');
   const r = await deliverEvent(ctx.home(), agent, { ...input, work_item, provenance: `cli:notify by ${ctx.actor}` }, ctx.nowMs);
   report(r.event, r.admitted, opts.json);
+  if (r.admitted && !r.event.disposition?.triggered.length) {
+    for (const n of nearWaits(loadAgentWork(ctx.home(), agent).items, r.event.resource)) note(`hint: ${n.work_item} waits on ${n.key}, one character off; did you mean \`holon notify ${n.key}\`?`);
+  }
+  if (r.admitted && !r.event.disposition?.triggered.length) {
+    for (const n of nearWaits(loadAgentWork(ctx.home(), agent).items, r.event.resource)) note(`hint: ${n.work_item} waits on ${n.key}, one character off; did you mean \`holon notify ${n.key}\`?`);
+  }
 }
 
 export async function runTell(ctx: Ctx, args: string[], opts: { work?: string; json?: boolean }): Promise<void> {

@@ -1,13 +1,13 @@
 import { frontierText, type FrontierResult } from '../../ops/frontier.js';
 import type { Ctx } from '../context.js';
 import { parseLimit } from '../limit.js';
-import { note, out } from '../output.js';
+import { note, printJsonText } from '../output.js';
 
 /** `holon frontier`: what the agent may do now, and why not the rest. Reads only (a cache under local/). */
 export async function runFrontier(ctx: Ctx, _args: string[], opts: { json?: boolean; limit?: string }): Promise<void> {
   const limit = parseLimit(opts.limit) ?? (opts.json ? undefined : 10);
   const text = await frontierText(ctx, { limit });
-  if (opts.json) return out(text);
+  if (opts.json) return printJsonText(text);
   const f = JSON.parse(text) as FrontierResult;
   const { renderFrontier } = await import('../frontier-render.js');
   renderFrontier(f);

@@ -2,6 +2,7 @@ import { conflict } from '../../core/errors.js';
 import { parseListen, urlHost } from '../../core/listen-address.js';
 import { setStopped } from '../../store/agent-state.js';
 import type { Home } from '../../store/home.js';
+import { listAdmitted, listInbox } from '../../store/event-store.js';
 import { issueToken, readTokens, revokeTokens } from '../../store/ingress-tokens.js';
 import { liveWatcher } from '../../store/watcher-lock.js';
 import type { Ctx } from '../context.js';
@@ -72,4 +73,22 @@ export async function runAgentStart(ctx: Ctx, args: string[], opts: { json?: boo
   const changed = await setStopped(ctx.home(), agent, false, ctx.actor, ctx.nowMs);
   if (opts.json) return printJson({ agent, stopped: false, changed });
   out(changed ? `${agent} started: the watcher may run it again` : `${agent} was not stopped; nothing changed`);
+}
+
+/**
+ * `holon ingress show`: whether the agent has a live capability URL, since when, and when it was last
+ * used (its newest accepted event). Never the token, nor its hash.
+ */
+export function runShow(ctx: Ctx, _args: string[], opts: { json?: boolean }): void {
+  const home = ctx.home();
+  const agent = ctx.agent();
+  const token = readTokens(home).find((t) => t.agent === agent) ?? null;
+  const used = token ? [...listInbox(home, agent), ...listAdmitted(home, agent)].filter((e) => e.provenance === `ingress:${token.id}`) : [];
+  const last = used.map((e) => e.created_at).sort().at(-1) ?? null;
+  const watcher = liveWatcher(home);
+  const view = { agent, live: Boolean(token), token_id: token?.id ?? null, created_at: token?.created_at ?? null, last_used_at: last, events: used.length, listening: watcher?.listen ? `http://${watcher.listen}` : null };
+  if (opts.json) return printJson(view);
+  if (!token) return out(`${agent} has no ingress token: \`holon ingress url\` creates one`);
+  out(`${agent}: ingress token ${token.id}, live since ${token.created_at}; ${last ? `last used ${last} (${used.length} event(s))` : 'never used'}`);
+  out(view.listening ? `the watcher listens on ${view.listening}` : 'no watcher is listening: `holon watch --listen`');
 }

@@ -12,8 +12,9 @@ import { out, printJson, table } from '../output.js';
 export function runInit(ctx: Ctx, _args: string[], opts: { json?: boolean }): void {
   const explicit = ctx.globals.home ?? ctx.env.HOLON_HOME;
   const dir = explicit ? homeDirFor(explicit, ctx.cwd) : join(ctx.cwd, '.holon');
-  const agent = ctx.globals.agent ?? ctx.env.HOLON_AGENT ?? 'main';
   const existed = existsSync(join(dir, 'holon.yaml'));
+  // Run again in a home, init adds an agent only when one is named: never a `main` nobody asked for.
+  const agent = ctx.globals.agent ?? ctx.env.HOLON_AGENT ?? (existed ? null : 'main');
   const created = initHome(dir, agent);
   // In a git repository, this clone's git config learns the merge driver the .gitattributes names.
   configureDriver(dir);

@@ -1,3 +1,4 @@
+import { workItemJson } from '../../core/workitem.js';
 import { block, complete, defer, reopen, supersede, type Transitioned } from '../../ops/lifecycle.js';
 import type { WorkRef } from '../../store/work-store.js';
 import type { Ctx } from '../context.js';
@@ -6,7 +7,7 @@ import { targetItem } from '../work-args.js';
 
 function report(ref: WorkRef, json: boolean | undefined, r: Transitioned, say: (r: Transitioned) => string): void {
   for (const t of r.timers_busy) note(`holon: timer ${t} of ${ref.id} could not be cancelled now (busy or unreadable); cancel it with \`holon timer cancel ${t}\``);
-  if (json) return printJson({ ...r.item, changed: r.changed, timers_cancelled: r.timers_cancelled });
+  if (json) return printJson({ ...workItemJson(r.item), changed: r.changed, timers_cancelled: r.timers_cancelled });
   out(r.changed ? say(r) : `${ref.id} unchanged`);
   if (r.timers_cancelled.length) note(`cancelled its timers: ${r.timers_cancelled.join(', ')}`);
 }

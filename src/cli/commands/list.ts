@@ -1,5 +1,6 @@
 import { invalid } from '../../core/errors.js';
 import { STATUSES, type Status } from '../../core/types.js';
+import { workItemJson } from '../../core/workitem.js';
 import { readFocus } from '../../store/focus.js';
 import { loadAgentWork, loadAllWork } from '../../store/work-index.js';
 import type { Ctx } from '../context.js';
@@ -17,7 +18,7 @@ export function run(ctx: Ctx, _args: string[], opts: { all?: boolean; status?: s
     .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
   const focus = agent ? readFocus(home, agent).work_item : null;
   if (opts.json) {
-    printJson({ agent, focus, items: items.map((i) => ({ ...i, focus: i.id === focus })), problems: loaded.problems });
+    printJson({ agent, focus, items: items.map((i) => ({ ...workItemJson(i), focus: i.id === focus })), problems: loaded.problems });
   } else if (!items.length) {
     out(wanted ? `no ${wanted} WorkItems${agent ? ` for ${agent}` : ''}${opts.all ? '' : ' (--all shows every status)'}` : 'no WorkItems yet: holon new "what must be delivered"');
   } else {

@@ -1,4 +1,4 @@
-import { viewOf } from '../../core/workitem.js';
+import { viewOf, workItemJson } from '../../core/workitem.js';
 import { newItem, type NewOptions as NewOpOptions } from '../../ops/new.js';
 import type { Ctx } from '../context.js';
 import { out, printJson } from '../output.js';
@@ -10,7 +10,7 @@ export type NewOptions = Omit<NewOpOptions, 'objective'> & { json?: boolean };
 export async function run(ctx: Ctx, args: string[], opts: NewOptions): Promise<void> {
   const { doc, ref, agent, focus } = await newItem(ctx, { ...opts, objective: args.join(' ') });
   const item = doc.item;
-  if (opts.json) return printJson({ ...viewOf(doc), file: ref.file, focus });
+  if (opts.json) return printJson({ ...workItemJson(viewOf(doc)), file: ref.file, focus });
   out(item.id);
   if (process.stdout.isTTY) process.stderr.write(`created ${item.id} "${item.title}" for ${agent}${opts.pick ? ' (now the focus)' : ''}\n`);
 }

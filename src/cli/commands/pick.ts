@@ -1,10 +1,10 @@
-import { usage } from '../../core/errors.js';
 import { join } from 'node:path';
-import { conflict } from '../../core/errors.js';
+import { conflict, usage } from '../../core/errors.js';
 import { agentDir } from '../../store/home.js';
 import { readWorkFile, type WorkRef } from '../../store/work-store.js';
 import { holderOf } from '../../ops/holder.js';
 import { claimNext, nothingRunnable, pick } from '../../ops/pick.js';
+import { workItemJson } from '../../core/workitem.js';
 import type { Ctx } from '../context.js';
 import { note, out, printJson } from '../output.js';
 import { claimChange } from '../shared-claims.js';
@@ -18,7 +18,7 @@ export async function run(ctx: Ctx, args: string[], opts: { json?: boolean; ttl?
   if (opts.ttl !== undefined) throw usage('--ttl applies only to `holon pick` without an id (which claims)', `to lease this item: holon claim ${args[0]} --ttl ${opts.ttl}`);
   const ref = targetItem(ctx, args[0]);
   const { agent, focus, item: view } = await pick(ctx, ref);
-  if (opts.json) return printJson({ agent, focus: focus.work_item, since: focus.since, item: view });
+  if (opts.json) return printJson({ agent, focus: focus.work_item, since: focus.since, item: workItemJson(view) });
   out(`${ref.id}  ${view.title}`);
   const waiting = waitSummary(view.waits, ctx.nowMs);
   if (view.status !== 'open') note(`note: this item is ${view.status}`);
@@ -47,7 +47,7 @@ async function pickNext(ctx: Ctx, opts: { json?: boolean; ttl?: string; sync?: b
   }
   if (!r.ref) return nothingRunnable(r.input, agent, r.lost);
   const { ref, focus, view, lost } = r;
-  if (opts.json) return printJson({ agent, focus: focus!.work_item, since: focus!.since, claim: view!.claim, item: view, skipped: lost });
+  if (opts.json) return printJson({ agent, focus: focus!.work_item, since: focus!.since, claim: view!.claim, item: workItemJson(view!), skipped: lost });
   out(`${ref.id}  ${view!.title}`);
   note(`claimed by ${holder}${view!.claim?.expires_at ? ` until ${view!.claim.expires_at}` : ''}; now the focus of ${agent}`);
 }

@@ -1,4 +1,5 @@
 import { show } from '../../ops/show.js';
+import { workItemJson } from '../../core/workitem.js';
 import { fmtTokens } from '../../core/run-record.js';
 import type { Ctx } from '../context.js';
 import { bold, dim, out, printJson } from '../output.js';
@@ -9,7 +10,7 @@ import { targetItem } from '../work-args.js';
 export function run(ctx: Ctx, args: string[], opts: { json?: boolean }): void {
   const ref = targetItem(ctx, args[0]);
   const { doc, item: view, focus, totals } = show(ctx, ref);
-  if (opts.json) return printJson({ ...view, focus, file: ref.file, runs: totals.runs, tokens: totals.tokens, cost_usd: totals.cost_usd });
+  if (opts.json) return printJson({ ...workItemJson(view), focus, file: ref.file, runs: totals.runs, tokens: totals.tokens, cost_usd: totals.cost_usd });
   const i = view;
   out(`${bold(i.id)}  ${i.title}`);
   out(dim(`status ${i.status} · class ${i.class} · priority ${i.priority ?? '-'} · agent ${i.agent} · revision ${i.revision}${focus ? ' · focus' : ''}`));

@@ -1,4 +1,4 @@
-import { invalid } from '../../core/errors.js';
+import { invalid, usage } from '../../core/errors.js';
 import { startTask } from '../../runtime/tasks.js';
 import { listTasks, locateTask, readTask, type TaskRecord } from '../../store/tasks.js';
 import type { Ctx } from '../context.js';
@@ -6,7 +6,7 @@ import { note, out, printJson, table, truncate } from '../output.js';
 import { workTarget } from '../work-args.js';
 
 export async function runTaskRun(ctx: Ctx, args: string[], opts: { work?: string; json?: boolean }): Promise<void> {
-  if (!args.length || !args[0]) throw invalid('no command given', 'holon task run [--work ID] -- ./ci.sh --flag');
+  if (!args.length || !args[0]) throw usage('no command given', 'holon task run [--work ID] -- ./ci.sh --flag');
   const { agent, work_item: work } = workTarget(ctx, opts.work);
   const t = await startTask(ctx.home(), agent, work, args, ctx.cwd, ctx.nowMs);
   if (opts.json) return printJson(t);

@@ -1,6 +1,7 @@
 import { invalid } from '../../core/errors.js';
 import { waitKey } from '../../core/wait-matching.js';
 import { checkWaitOptions, locateWait, settleWait, wait } from '../../ops/wait.js';
+import { workItemJson } from '../../core/workitem.js';
 import type { Ctx } from '../context.js';
 import { note, out, printJson } from '../output.js';
 import { targetItem } from '../work-args.js';
@@ -58,7 +59,7 @@ export async function run(ctx: Ctx, args: string[], opts: WaitOpts): Promise<voi
     return out(`${r.timer.id} already fired at ${r.timer.last_fired_at} (nothing registered)`);
   }
   const { wait: saved, timer } = r;
-  if (opts.json) return printJson({ registered: true, work_item: ref.id, wait: saved, timer, item: r.item });
+  if (opts.json) return printJson({ registered: true, work_item: ref.id, wait: saved, timer, item: workItemJson(r.item) });
   out(saved.id);
   note(`${ref.id} waits for ${waitKey(saved)}${timer?.next_due_at ? ` (due ${timer.next_due_at})` : ''}; recheck at ${saved.recheck_at}${saved.status !== 'active' ? `; already ${saved.status}` : ''}`);
 }

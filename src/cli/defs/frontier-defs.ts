@@ -53,6 +53,7 @@ export function defineFrontierCommands(program: Command): void {
     .description('extend your live lease (default: by the ttl it was granted with)')
     .option('--ttl <duration>', 'new lease length from now')
     .option('--sync', 'count it only once pushed (as `claims: shared` does)')
+    .option('--expected-version <n>', 'compare-and-swap: fail (exit 5) unless claim.version is N')
     .option('--json', 'print the claim as JSON')
     .action(lazy(() => import('../commands/claim.js'), 'runRenew'));
 
@@ -62,6 +63,7 @@ export function defineFrontierCommands(program: Command): void {
     .description('end your claim now (the record keeps who held it)')
     .option('--force', 'a person may release another holder\'s claim')
     .option('--sync', 'count it only once pushed (as `claims: shared` does)')
+    .option('--expected-version <n>', 'compare-and-swap: fail (exit 5) unless claim.version is N')
     .option('--json', 'print the claim as JSON')
     .action(lazy(() => import('../commands/claim.js'), 'runRelease'));
 
@@ -72,6 +74,7 @@ export function defineFrontierCommands(program: Command): void {
     .option('--to <agent>', 'the receiving agent')
     .option('--force', 'a person may transfer another holder\'s claim')
     .option('--sync', 'count it only once pushed (as `claims: shared` does)')
+    .option('--expected-version <n>', 'compare-and-swap: fail (exit 5) unless claim.version is N')
     .option('--json', 'print the claim as JSON')
     .action(lazy(() => import('../commands/claim.js'), 'runTransfer'));
 

@@ -37,6 +37,11 @@ export function defineWatchCommands(program: Command): void {
 
   const ingress = program.command('ingress').description("manage the agent's capability URL for HTTP ingress (POST /hooks/<token>)");
   ingress
+    .command('show')
+    .description('is there a live capability URL for the agent, since when, and when it was last used (never the token)')
+    .option('--json', 'print as JSON')
+    .action(lazy(() => import('../commands/ingress.js'), 'runShow'));
+  ingress
     .command('url')
     .description('create the agent\'s ingress token and print its URL (shown once; refused if one exists: rotate)')
     .option('--json', 'print {agent, token_id, url, created_at} as JSON')

@@ -74,6 +74,7 @@ export function defineWorkCommands(program: Command): void {
     .argument('<args...>', '[ID] TEXT')
     .description('append a progress entry (ID defaults to the focus)')
     .option('--on-return <text>', 'also replace the On return note')
+    .option('--work <id>', 'the WorkItem (instead of a first word that names it; default: the focus)')
     .option('--json', 'print the updated WorkItem as JSON')
     .action(lazy(() => import('../commands/record.js'), 'runProgress'));
 
@@ -83,6 +84,7 @@ export function defineWorkCommands(program: Command): void {
     .description('append evidence: what it proves, and the commit or run it was observed on')
     .option('--commit <sha>', 'the commit the evidence was observed on (default: none)')
     .option('--run <id>', 'the run or CI job it was observed on')
+    .option('--work <id>', 'the WorkItem (instead of a first word that names it; default: the focus)')
     .option('--json', 'print the updated WorkItem as JSON')
     .action(lazy(() => import('../commands/record.js'), 'runEvidence'));
 
@@ -90,6 +92,7 @@ export function defineWorkCommands(program: Command): void {
     .command('on-return')
     .argument('<args...>', '[ID] TEXT')
     .description('set the On return note: where the work should resume')
+    .option('--work <id>', 'the WorkItem (instead of a first word that names it; default: the focus)')
     .option('--json', 'print the updated WorkItem as JSON')
     .action(lazy(() => import('../commands/record.js'), 'runOnReturn'));
 

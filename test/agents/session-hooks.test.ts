@@ -1,3 +1,5 @@
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { blocks, agentRepo } from './direct.js';
 import { requestText } from './harness.js';
@@ -71,5 +73,34 @@ describe('claude with the hooks and MCP server of `holon setup claude`', () => {
     const resumed = requestText(r.api.mainRequests[3].body);
     expect(resumed).toContain(`${answer.wait.id} external:ci:run/7 active: CI on the fix`);
     expect(resumed.split('Stop hook blocking error').length - 1).toBe(held.split('Stop hook blocking error').length - 1);
+  });
+});
+
+describe('codex with the hooks of `holon setup codex`', () => {
+  it('sees its focus at session start and is held back from ending in limbo', async () => {
+    const r = await agentRepo('codex');
+    closers.push(r.close);
+    await r.h(['setup', 'codex', '--bin', r.holonBin]);
+    const id = (await r.h(['new', 'Fix the flaky login test', '--pick'])).trim();
+    // Codex loads a project's .codex/ only once the project is trusted, and runs a hook only once the
+    // user trusted it in /hooks (by its hash); --dangerously-bypass-hook-trust stands in for that review.
+    appendFileSync(join(r.env.CODEX_HOME!, 'config.toml'), `\n[projects."${r.dir}"]\ntrust_level = "trusted"\n`);
+    r.api.push({ text: 'All done.' }, { text: 'I will settle it next turn.' });
+    const run = await r.cli(['exec', '--json', '--dangerously-bypass-hook-trust', '-s', 'workspace-write', 'Work on your focus.']);
+    expect(run.code, run.stderr).toBe(0);
+    const [first, second, ...more] = r.api.mainRequests;
+    expect(more).toEqual([]);
+    // SessionStart ran `holon prime --hook-json`: its context is in the first request.
+    const start = requestText(first.body);
+    expect(start).toContain('# holon: you are agent \\"dev\\"');
+    expect(start).toContain(`## Focus: ${id} Fix the flaky login test`);
+    expect(start).not.toContain('hook_prompt');
+    // The Stop hook held back the first end of the turn; its reason is the next prompt.
+    const held = requestText(second.body);
+    expect(held).toMatch(/<hook_prompt hook_run_id=\\"stop:[^"]*\.codex\/hooks\.json\\">holon: your focus/);
+    expect(held).toContain(`your focus ${id} (\\"Fix the flaky login test\\") is open with no active wait`);
+    expect(held).toContain(`holon wait ${id} --for external:RESOURCE`);
+    // The second stop (stop_hook_active) went through: the run ended with the model's last answer.
+    expect(run.stdout).toContain('"text":"I will settle it next turn."');
   });
 });

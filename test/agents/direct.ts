@@ -1,5 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { dirname } from 'node:path';
+import { appendFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { BIN, cleanEnv, holon, tempDir } from '../helpers/cli.js';
 // @ts-expect-error plain ESM helpers shared with the capture script
 import { claudeEnv, codexEnv } from './agent-env.mjs';
@@ -16,6 +17,8 @@ export async function agentRepo(preset: Preset, agent = 'dev') {
   const bin = requireCli(preset);
   const dir = tempDir('holon-agent-');
   execFileSync('git', ['init', '-q', dir]);
+  // The CLI's own HOME (agent-env.mjs puts it in the folder) is not the project's work.
+  appendFileSync(join(dir, '.git/info/exclude'), 'agent-home/\n');
   const api: StandIn = await (preset === 'claude' ? startAnthropic() : startOpenAI());
   // The developer's HOLON_* never leak in; holon itself is NOT on PATH: the agent reaches it only
   // through the commands `holon setup` wrote (hooks, MCP server), which name bin/holon.js.
@@ -24,8 +27,9 @@ export async function agentRepo(preset: Preset, agent = 'dev') {
     ...(preset === 'claude' ? claudeEnv(dir, api.url) : codexEnv(dir, api.url)),
     PATH: `${dirname(bin)}:${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
   };
+  const run = (args: string[], input?: string) => holon(args, { cwd: dir, env, input });
   const h = async (args: string[], input?: string) => {
-    const r = await holon(args, { cwd: dir, env, input });
+    const r = await run(args, input);
     if (r.code !== 0) throw new Error(`holon ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
     return r.stdout;
   };
@@ -43,7 +47,8 @@ export async function agentRepo(preset: Preset, agent = 'dev') {
       const t = setTimeout(() => child.kill('SIGKILL'), 90_000);
       child.on('close', (code) => (clearTimeout(t), resolve({ code, stdout, stderr })));
     });
-  return { dir, api, env, h, json, cli, holonBin: `${process.execPath} ${BIN}`, close: () => api.close() };
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: dir, encoding: 'utf8' });
+  return { dir, api, env, run, h, json, cli, git, holonBin: `${process.execPath} ${BIN}`, close: () => api.close() };
 }
 
 /** Every content block of every message the model was sent in `body` (Anthropic messages). */

@@ -192,10 +192,19 @@ export function planBlock(file: string, text: string | null, block: string, begi
   return { file, action: text == null ? 'create' : 'update', changes: [change], before: text, after: next };
 }
 
-/** The holon server in Codex's config.toml, as a managed block (TOML tables are appended safely at the end). */
+/**
+ * The holon server in Codex's config.toml, as a managed block (TOML tables are appended safely at the
+ * end), its tools approved: codex asks before each call of an MCP tool by default, and `codex exec`
+ * (approval never) refuses the call ("MCP tool call requires approval"). Running setup is the consent,
+ * for holon's server only, as `enabledMcpjsonServers` is for Claude Code.
+ */
 export function codexTomlBlock(o: SetupOptions): string {
   const { command, args } = commandsFor(o).mcp;
-  return [TOML_BEGIN, '[mcp_servers.holon]', `command = ${JSON.stringify(command)}`, `args = [${args.map((a) => JSON.stringify(a)).join(', ')}]`, TOML_END].join('\n');
+  return [
+    TOML_BEGIN, '[mcp_servers.holon]', `command = ${JSON.stringify(command)}`, `args = [${args.map((a) => JSON.stringify(a)).join(', ')}]`,
+    'default_tools_approval_mode = "approve"',
+    TOML_END,
+  ].join('\n');
 }
 
 export function planCodexToml(file: string, text: string | null, o: SetupOptions): FileChange {

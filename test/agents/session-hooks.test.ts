@@ -76,8 +76,8 @@ describe('claude with the hooks and MCP server of `holon setup claude`', () => {
   });
 });
 
-describe('codex with the hooks of `holon setup codex`', () => {
-  it('sees its focus at session start and is held back from ending in limbo', async () => {
+describe('codex with the hooks and MCP server of `holon setup codex`', () => {
+  it('sees its focus at session start, is held back from ending in limbo, and registers a wait through MCP', async () => {
     const r = await agentRepo('codex');
     closers.push(r.close);
     await r.h(['setup', 'codex', '--bin', r.holonBin]);
@@ -85,22 +85,39 @@ describe('codex with the hooks of `holon setup codex`', () => {
     // Codex loads a project's .codex/ only once the project is trusted, and runs a hook only once the
     // user trusted it in /hooks (by its hash); --dangerously-bypass-hook-trust stands in for that review.
     appendFileSync(join(r.env.CODEX_HOME!, 'config.toml'), `\n[projects."${r.dir}"]\ntrust_level = "trusted"\n`);
-    r.api.push({ text: 'All done.' }, { text: 'I will settle it next turn.' });
+    r.api.push(
+      { text: 'All done.' },
+      { tool: { namespace: 'mcp__holon', name: 'wait', input: { id, for: 'external:ci:run/7', reason: 'CI on the fix' } } },
+      { text: 'Waiting for CI.' },
+    );
     const run = await r.cli(['exec', '--json', '--dangerously-bypass-hook-trust', '-s', 'workspace-write', 'Work on your focus.']);
     expect(run.code, run.stderr).toBe(0);
-    const [first, second, ...more] = r.api.mainRequests;
+    const [first, second, third, ...more] = r.api.mainRequests;
     expect(more).toEqual([]);
-    // SessionStart ran `holon prime --hook-json`: its context is in the first request.
+    // SessionStart ran `holon prime --hook-json`: its context is in the first request, and the
+    // holon MCP server's tools are offered.
     const start = requestText(first.body);
     expect(start).toContain('# holon: you are agent \\"dev\\"');
     expect(start).toContain(`## Focus: ${id} Fix the flaky login test`);
     expect(start).not.toContain('hook_prompt');
+    const holonTools = first.body.tools.find((t: any) => t.name === 'mcp__holon');
+    expect(holonTools?.tools.map((t: any) => t.name)).toEqual(expect.arrayContaining(['wait', 'block', 'complete', 'prime']));
     // The Stop hook held back the first end of the turn; its reason is the next prompt.
     const held = requestText(second.body);
     expect(held).toMatch(/<hook_prompt hook_run_id=\\"stop:[^"]*\.codex\/hooks\.json\\">holon: your focus/);
     expect(held).toContain(`your focus ${id} (\\"Fix the flaky login test\\") is open with no active wait`);
     expect(held).toContain(`holon wait ${id} --for external:RESOURCE`);
-    // The second stop (stop_hook_active) went through: the run ended with the model's last answer.
-    expect(run.stdout).toContain('"text":"I will settle it next turn."');
+    // The MCP call went through (setup approved holon's tools) and registered the wait.
+    const output = third.body.input.find((i: any) => i.type === 'function_call_output');
+    const shown = (Array.isArray(output.output) ? output.output.map((o: any) => o.text) : [output.output]).join('\n');
+    expect(shown).not.toContain('requires approval');
+    const answer = JSON.parse(shown.slice(shown.indexOf('{')));
+    expect(answer).toMatchObject({ registered: true, work_item: id, wait: { resource: 'ci:run/7', status: 'active' } });
+    const item = await r.json(['show', id]);
+    expect(item.waits).toEqual([expect.objectContaining({ id: answer.wait.id, resource: 'ci:run/7', reason: 'CI on the fix', status: 'active' })]);
+    expect(run.stdout).toContain('"type":"mcp_tool_call","server":"holon","tool":"wait"');
+    // No shell command anywhere.
+    expect(run.stdout).not.toContain('"type":"command_execution"');
+    expect(run.stdout).toContain('"text":"Waiting for CI."');
   });
 });

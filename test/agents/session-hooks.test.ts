@@ -1,4 +1,4 @@
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { blocks, agentRepo } from './direct.js';
@@ -27,7 +27,10 @@ describe('claude with the hooks and MCP server of `holon setup claude`', () => {
       { tool: { name: 'mcp__holon__wait', input: { id, for: 'external:ci:run/7', reason: 'CI on the fix' } }, usage: { input: 300, output: 20 } },
       { text: 'Waiting for CI.', usage: { input: 100, output: 5 } },
     );
-    const run = await r.cli(['-p', 'Work on your focus.', '--output-format', 'json', '--allowedTools', 'mcp__holon']);
+    // No --allowedTools: setup allowed holon's MCP tools in the project's settings, which Claude Code
+    // honours once the user accepted the workspace trust dialog (stood in for here).
+    writeFileSync(join(r.env.HOME!, '.claude.json'), JSON.stringify({ projects: { [r.dir]: { hasTrustDialogAccepted: true } } }));
+    const run = await r.cli(['-p', 'Work on your focus.', '--output-format', 'json']);
     expect(run.code, run.stderr).toBe(0);
     const out = JSON.parse(run.stdout);
     expect(out).toMatchObject({ is_error: false, subtype: 'success', num_turns: 3, result: 'Waiting for CI.', permission_denials: [] });
@@ -66,7 +69,7 @@ describe('claude with the hooks and MCP server of `holon setup claude`', () => {
     // A later turn of the same session: the focus now waits, so the Stop hook lets the very first
     // end_turn through (one request, no new block), and SessionStart primes it with the wait.
     r.api.push({ text: 'Still waiting for CI.' });
-    const again = await r.cli(['-p', 'Anything new?', '--resume', out.session_id, '--output-format', 'json', '--allowedTools', 'mcp__holon']);
+    const again = await r.cli(['-p', 'Anything new?', '--resume', out.session_id, '--output-format', 'json']);
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ is_error: false, num_turns: 1, result: 'Still waiting for CI.', session_id: out.session_id });
     expect(r.api.mainRequests).toHaveLength(4);

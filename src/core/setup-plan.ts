@@ -120,21 +120,46 @@ export function planHooks(file: string, text: string | null, o: SetupOptions): F
   return jsonChange(file, text, next, changes);
 }
 
-/** Claude Code asks before it starts a server from .mcp.json; running setup is that consent, for holon's server only. */
+/**
+ * Claude Code asks before it starts a server from .mcp.json, and before each call of its tools (`claude
+ * -p` denies the call); running setup is that consent, for holon's server only: it is approved in
+ * `enabledMcpjsonServers` and its tools allowed in `permissions.allow` ("mcp__holon").
+ */
 function approveServer(doc: Json, remove: boolean, changes: string[]): void {
   const list = doc.enabledMcpjsonServers;
-  if (list !== undefined && !Array.isArray(list)) return;
-  const has = Array.isArray(list) && list.includes('holon');
-  if (remove && has) {
-    const kept = list.filter((x: unknown) => x !== 'holon');
-    if (kept.length) doc.enabledMcpjsonServers = kept;
-    else delete doc.enabledMcpjsonServers;
-    changes.push('remove "holon" from enabledMcpjsonServers');
-  } else if (!remove && !has) {
-    doc.enabledMcpjsonServers = [...(list ?? []), 'holon'];
-    changes.push('approve the .mcp.json server "holon" (enabledMcpjsonServers)');
+  if (list === undefined || Array.isArray(list)) {
+    const has = Array.isArray(list) && list.includes('holon');
+    if (remove && has) {
+      const kept = list.filter((x: unknown) => x !== 'holon');
+      if (kept.length) doc.enabledMcpjsonServers = kept;
+      else delete doc.enabledMcpjsonServers;
+      changes.push('remove "holon" from enabledMcpjsonServers');
+    } else if (!remove && !has) {
+      doc.enabledMcpjsonServers = [...(list ?? []), 'holon'];
+      changes.push('approve the .mcp.json server "holon" (enabledMcpjsonServers)');
+    }
+  }
+  const perms = doc.permissions;
+  if (perms !== undefined && (typeof perms !== 'object' || perms === null || Array.isArray(perms))) return;
+  const allow = perms?.allow;
+  if (allow !== undefined && !Array.isArray(allow)) return;
+  const allowed = Array.isArray(allow) && allow.includes(MCP_TOOLS);
+  if (remove && allowed) {
+    const kept = allow.filter((x: unknown) => x !== MCP_TOOLS);
+    const next: Json = { ...perms };
+    if (kept.length) next.allow = kept;
+    else delete next.allow;
+    if (Object.keys(next).length) doc.permissions = next;
+    else delete doc.permissions;
+    changes.push(`remove "${MCP_TOOLS}" from permissions.allow`);
+  } else if (!remove && !allowed) {
+    doc.permissions = { ...(perms ?? {}), allow: [...(allow ?? []), MCP_TOOLS] };
+    changes.push(`allow the tools of the MCP server "holon" (permissions.allow: ${MCP_TOOLS})`);
   }
 }
+
+/** Claude Code's permission rule for every tool of the holon MCP server. */
+const MCP_TOOLS = 'mcp__holon';
 
 /** Registers (or removes) the holon MCP server in Claude Code's project `.mcp.json`. */
 export function planMcpJson(file: string, text: string | null, o: SetupOptions): FileChange {
@@ -192,10 +217,19 @@ export function planBlock(file: string, text: string | null, block: string, begi
   return { file, action: text == null ? 'create' : 'update', changes: [change], before: text, after: next };
 }
 
-/** The holon server in Codex's config.toml, as a managed block (TOML tables are appended safely at the end). */
+/**
+ * The holon server in Codex's config.toml, as a managed block (TOML tables are appended safely at the
+ * end), its tools approved: codex asks before each call of an MCP tool by default, and `codex exec`
+ * (approval never) refuses the call ("MCP tool call requires approval"). Running setup is the consent,
+ * for holon's server only, as `enabledMcpjsonServers` is for Claude Code.
+ */
 export function codexTomlBlock(o: SetupOptions): string {
   const { command, args } = commandsFor(o).mcp;
-  return [TOML_BEGIN, '[mcp_servers.holon]', `command = ${JSON.stringify(command)}`, `args = [${args.map((a) => JSON.stringify(a)).join(', ')}]`, TOML_END].join('\n');
+  return [
+    TOML_BEGIN, '[mcp_servers.holon]', `command = ${JSON.stringify(command)}`, `args = [${args.map((a) => JSON.stringify(a)).join(', ')}]`,
+    'default_tools_approval_mode = "approve"',
+    TOML_END,
+  ].join('\n');
 }
 
 export function planCodexToml(file: string, text: string | null, o: SetupOptions): FileChange {

@@ -5,7 +5,7 @@
  */
 import { conflict, invalid } from './errors.js';
 import { validateJson, type Schema } from './json-schema.js';
-import type { TokenUse } from './runner-output.js';
+import type { SessionTotals, TokenUse } from './runner-output.js';
 
 export const THREAD_STATES = ['idle', 'running', 'blocked', 'compacted', 'closed'] as const;
 export type ThreadState = (typeof THREAD_STATES)[number];
@@ -216,6 +216,23 @@ export function sumUsage(uses: Array<TokenUse | null | undefined>): TokenUse {
     t.reasoning += u.reasoning ?? 0;
   }
   return t;
+}
+
+/**
+ * What a resumed session's runner prints as its running totals, from the earlier runs of that session
+ * (their own figures, as holon recorded them): codex reports a resumed thread's whole token use and
+ * claude its whole cost, so a command's own share is the printed total minus this (see perRun).
+ * Null for a fresh session. Tokens the session spent without a record (a compaction that gave no
+ * checkpoint) are counted in the next command.
+ */
+export function sessionTotalsBefore(earlier: Array<{ usage: TokenUse | null; cost_usd: number | null }>): SessionTotals | null {
+  if (!earlier.length) return null;
+  const withUsage = earlier.filter((c) => c.usage);
+  const costs = earlier.map((c) => c.cost_usd).filter((x): x is number => typeof x === 'number');
+  return {
+    tokens: withUsage.length ? sumUsage(withUsage.map((c) => c.usage)) : null,
+    cost_usd: costs.length ? Math.round(costs.reduce((a, b) => a + b, 0) * 1e10) / 1e10 : null,
+  };
 }
 
 /** Reads a token report a command runner printed (`usage` beside its result); null when absent or malformed. */

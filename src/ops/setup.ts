@@ -46,6 +46,9 @@ export function setup(ctx: OpsCtx, tool: Tool, opts: { dryRun?: boolean; remove?
   }
   const notes: string[] = [];
   if (!existsSync(join(root, '.holon', 'holon.yaml')) && !opts.remove) notes.push('no holon home here yet: run `holon init` so the hooks have work to show');
+  if (tool === 'claude' && !opts.remove) {
+    notes.push("Claude Code runs the project's hooks at once, but allows holon's MCP tools (permissions.allow in .claude/settings.json) only once you trust the workspace (its trust dialog); until then `claude -p` needs --allowedTools mcp__holon");
+  }
   if (tool === 'codex' && !opts.remove) {
     notes.push('Codex reads .codex/config.toml and .codex/hooks.json of a project only once you trust the project, and asks you to review new hooks (/hooks) before they run');
   }

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseClaudeOutput, parseCodexOutput, type TokenUse } from '../core/runner-output.js';
+import { parseClaudeOutput, parseCodexOutput, perRun, type SessionTotals, type TokenUse } from '../core/runner-output.js';
 import { extractJson, STRICT_RESULT_SCHEMA, type ThreadRecord } from '../core/threads.js';
 import { parseDuration } from '../core/time.js';
 import type { Home } from '../store/home.js';
@@ -70,8 +70,10 @@ function claudeAnswer(stdout: string): string | null {
 /**
  * Runs the child once, in the thread's checkout, with its output appended to `logFile`. Never throws
  * for what the child did: a failed start, a crash or an unreadable answer come back as `error`.
+ * `before` is what the resumed `session` had used up to now (sessionTotalsBefore): the CLIs print a
+ * resumed session's running totals, and the answer carries this run's own share.
  */
-export async function runChild(home: Home, t: ThreadRecord, req: ChildRequest, session: string | null, env: NodeJS.ProcessEnv, logFile: string, onStart?: (pid: number | null) => void): Promise<ChildAnswer> {
+export async function runChild(home: Home, t: ThreadRecord, req: ChildRequest, session: string | null, before: SessionTotals | null, env: NodeJS.ProcessEnv, logFile: string, onStart?: (pid: number | null) => void): Promise<ChildAnswer> {
   const inv = childInvocation(home, t, req, session);
   const timeoutMs = parseDuration(home.config.watch.run_timeout, 'watch.run_timeout in holon.yaml');
   const proc = startProcess(inv, { cwd: workdirOf(home, t), env, timeoutMs, logFile });
@@ -90,7 +92,7 @@ export async function runChild(home: Home, t: ThreadRecord, req: ChildRequest, s
     const exitNote = o.exit_code !== 0 ? `the command exited ${o.signal ? `on ${o.signal}` : `with code ${o.exit_code}`}` : null;
     return { ...base, value, raw: o.stdout, error: why ? [exitNote, why].filter(Boolean).join('; ') : null };
   }
-  const report = p(t) === 'claude' ? parseClaudeOutput(o.stdout) : parseCodexOutput(o.stdout);
+  const report = perRun(p(t) === 'claude' ? parseClaudeOutput(o.stdout) : parseCodexOutput(o.stdout), session ? before : null);
   const text = p(t) === 'claude' ? claudeAnswer(o.stdout) : report.result;
   const common = { ...base, usage: report.tokens, cost_usd: report.cost_usd, session_id: report.session_id };
   if (!report.ok) return { ...common, value: undefined, raw: text ?? o.stdout, error: `${p(t)}: ${report.error ?? 'the run failed'}` };

@@ -7,7 +7,7 @@ import { invalid } from '../core/errors.js';
 import { iso } from '../core/time.js';
 import {
   assertCanClose, assertCanCompact, assertCanSend, checkCommandResult, commandInput, commandPayload, compactInput, compactPrompt,
-  effectiveScope, failedResult, splitAnswer, sumUsage, stateAfter, threadPrompt, type Checkpoint, type CommandRecord, type CommandResult,
+  effectiveScope, failedResult, sessionTotalsBefore, splitAnswer, sumUsage, stateAfter, threadPrompt, type Checkpoint, type CommandRecord, type CommandResult,
   type ScopeCheck, type ThreadRecord, type WorkCommand,
 } from '../core/threads.js';
 import { outsideScope } from '../core/write-scope.js';
@@ -97,7 +97,8 @@ export async function executeCommand(home: Home, agent: string, threadId: string
   const before = gitSnapshot(workdir, home.dir);
   const env = { ...process.env, HOLON_HOME: home.dir, HOLON_AGENT: agent, HOLON_THREAD: t.id, HOLON_THREAD_COMMAND: c.id, HOLON_ACTOR: `agent:${agent}` };
   const req = { op: 'command' as const, stdin: commandInput(t, c, earlier, checkpoint), prompt: threadPrompt(t, c, checkpoint, fresh) };
-  const answer = await runChild(home, t, req, c.resumed_session, env, log, (pid) =>
+  const usedBefore = c.resumed_session ? sessionTotalsBefore(earlier.filter((e) => e.session_id === c.resumed_session)) : null;
+  const answer = await runChild(home, t, req, c.resumed_session, usedBefore, env, log, (pid) =>
     writeRuntime(home, { command: c.id, thread: t.id, agent, supervisor_pid: process.pid, child_pid: pid, started_at: prior?.started_at ?? c.sent_at, log }),
   );
   const after = before ? gitSnapshot(workdir, home.dir) : null;
@@ -230,7 +231,7 @@ export async function compactThread(home: Home, agent: string, threadId: string,
   if (!text) {
     const env = { ...process.env, HOLON_HOME: home.dir, HOLON_AGENT: agent, HOLON_THREAD: t0.id, HOLON_ACTOR: `agent:${agent}` };
     const id = `${t0.id}-ck${t0.session}`;
-    const answer = await runChild(home, t0, { op: 'compact', stdin: compactInput(t0, earlier, readCheckpointText(home, t0)), prompt: compactPrompt(t0) }, t0.session_id, env, commandLog(home, id));
+    const answer = await runChild(home, t0, { op: 'compact', stdin: compactInput(t0, earlier, readCheckpointText(home, t0)), prompt: compactPrompt(t0) }, t0.session_id, sessionTotalsBefore(earlier.filter((c) => c.session_id === t0.session_id)), env, commandLog(home, id));
     const split = splitAnswer(answer.value);
     const ck = (split.result as Record<string, unknown> | undefined)?.checkpoint;
     if (answer.error || typeof ck !== 'string' || !ck.trim()) {

@@ -11,7 +11,7 @@ export type Preset = 'claude' | 'codex';
 
 export interface Turn {
   shell?: string;
-  tool?: { name: string; input: Record<string, unknown> };
+  tool?: { name: string; input: Record<string, unknown>; namespace?: string };
   text?: string;
   fail?: number;
   malformed?: boolean;

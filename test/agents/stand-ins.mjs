@@ -5,7 +5,8 @@
 //
 // A turn is one of:
 //   { shell: 'holon progress w-1 "x"', usage }   the model calls its shell tool (Bash / exec) with it
-//   { tool: { name, input }, usage }              (Anthropic) the model calls another tool, e.g. Write
+//   { tool: { name, input }, usage }              the model calls another tool, e.g. Write or mcp__holon__wait
+//                                                  (OpenAI: { name: 'wait', namespace: 'mcp__holon', input } for an MCP tool)
 //   { text: 'done', usage }                       the model answers text and ends its turn
 //   { fail: 500 } | { fail: 429 }                 HTTP error with an API error body
 //   { malformed: true }                            a 200 event stream that breaks off with garbage
@@ -168,7 +169,7 @@ const handlers = {
       return;
     }
     const tools = Array.isArray(body?.tools) ? body.tools : [];
-    const item = t.shell ? shellCall(tools, t.shell) : { type: 'message', id: `msg_${seq}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: t.text ?? '', annotations: [] }] };
+    const item = t.tool ? toolCall(t.tool) : t.shell ? shellCall(tools, t.shell) : { type: 'message', id: `msg_${seq}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: t.text ?? '', annotations: [] }] };
     if (item.type === 'message') {
       send('response.output_item.added', { type: 'response.output_item.added', output_index: 0, item: { ...item, content: [] } });
       send('response.output_text.delta', { type: 'response.output_text.delta', output_index: 0, content_index: 0, item_id: item.id, delta: t.text ?? '' });
@@ -185,6 +186,11 @@ const handlers = {
     res.end();
   },
 };
+
+/** A call of another tool; codex offers an MCP server's tools in a namespace (mcp__SERVER) and reads it back. */
+function toolCall({ name, input, namespace }) {
+  return { type: 'function_call', id: `fc_${seq}`, call_id: `call_standin_${seq}`, name, ...(namespace ? { namespace } : {}), arguments: JSON.stringify(input ?? {}) };
+}
 
 /** The function call for the shell tool the request offers (codex names and shapes it per version). */
 function shellCall(tools, command) {

@@ -21,6 +21,9 @@ describe('holon setup', () => {
     expect(settings.hooks.PreCompact[0].hooks[0].command).toBe('holon prime');
     expect(settings.hooks.Stop[0].hooks[0].command).toBe('holon hook stop');
     expect(JSON.parse(readFileSync(join(p.dir, '.mcp.json'), 'utf8')).mcpServers.holon).toEqual({ type: 'stdio', command: 'holon', args: ['mcp'] });
+    // The server approved and its tools allowed: claude -p denies an MCP tool that is not.
+    expect(settings.enabledMcpjsonServers).toEqual(['holon']);
+    expect(settings.permissions).toEqual({ allow: ['mcp__holon'] });
     expect(readFileSync(join(p.dir, 'CLAUDE.md'), 'utf8')).toContain('holon complete ID --result');
 
     const snapshot = ['.claude/settings.json', '.mcp.json', 'CLAUDE.md'].map((f) => readFileSync(join(p.dir, f), 'utf8'));
@@ -42,7 +45,8 @@ describe('holon setup', () => {
     expect((await p.h(['setup', 'claude'])).code).toBe(0);
     const s = JSON.parse(readFileSync(join(p.dir, '.claude/settings.json'), 'utf8'));
     expect(s.model).toBe('opus');
-    expect(s.permissions).toEqual(theirs.permissions);
+    // Their rules kept; holon's MCP tools allowed beside them.
+    expect(s.permissions).toEqual({ allow: ['Bash(npm test)', 'mcp__holon'] });
     expect(s.hooks.Stop.map((g: any) => g.hooks[0].command)).toEqual(['./lint.sh', 'holon hook stop']);
     expect(JSON.parse(readFileSync(join(p.dir, '.mcp.json'), 'utf8')).mcpServers.db).toEqual({ command: 'db-mcp' });
     expect(readFileSync(join(p.dir, 'CLAUDE.md'), 'utf8')).toMatch(/^# Our rules\n\nUse tabs\.\n\n<!-- holon:begin/);
@@ -71,7 +75,7 @@ describe('holon setup', () => {
     const r = await p.h(['setup', 'codex']);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('trust the project');
-    expect(readFileSync(join(p.dir, '.codex/config.toml'), 'utf8')).toMatch(/^model = "o3"\n\n# holon:begin[^\n]*\n\[mcp_servers\.holon\]\ncommand = "holon"\nargs = \["mcp"\]\n# holon:end\n$/);
+    expect(readFileSync(join(p.dir, '.codex/config.toml'), 'utf8')).toMatch(/^model = "o3"\n\n# holon:begin[^\n]*\n\[mcp_servers\.holon\]\ncommand = "holon"\nargs = \["mcp"\]\ndefault_tools_approval_mode = "approve"\n# holon:end\n$/);
     const codexHooks = JSON.parse(readFileSync(join(p.dir, '.codex/hooks.json'), 'utf8')).hooks;
     expect(codexHooks.Stop[0].hooks[0].command).toBe('holon hook stop');
     expect(codexHooks.SessionStart[0].hooks[0].command).toBe('holon prime --hook-json');

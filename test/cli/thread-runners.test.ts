@@ -19,10 +19,13 @@ function fakeBin(dir: string) {
   const common = `
 const fs = require('node:fs');
 const argv = process.argv.slice(2);
-fs.appendFileSync(process.env.FAKE_LOG, JSON.stringify({ argv, cwd: process.cwd() }) + '\\n');
+// Both CLIs read the prompt from stdin (claude -p without a prompt argument, codex exec -).
+const prompt = fs.readFileSync(0, 'utf8');
+fs.appendFileSync(process.env.FAKE_LOG, JSON.stringify({ argv, cwd: process.cwd(), prompt }) + '\\n');
 const counter = process.env.FAKE_LOG + '.n';
 const fresh = () => { const n = (fs.existsSync(counter) ? Number(fs.readFileSync(counter, 'utf8')) : 0) + 1; fs.writeFileSync(counter, String(n)); return n; };
-const prompt = argv[argv.length - 1];
+// How many runs this session has had, this one included: a resumed session prints running totals.
+const runs = (id) => { const f = process.env.FAKE_LOG + '.' + id + '.runs'; const n = (fs.existsSync(f) ? Number(fs.readFileSync(f, 'utf8')) : 0) + 1; fs.writeFileSync(f, String(n)); return n; };
 const objective = (prompt.match(/Objective: (.*)/) || [])[1] || '';
 const answer = { status: 'completed', summary: 'did: ' + objective, files_read: ['src/grid/contract.ts'], files_changed: [], validation: ['typecheck passes'], discoveries: [], blocker: null, ready_for_next: true };
 `;
@@ -31,9 +34,10 @@ ${common}
 const out = JSON.parse(fs.readFileSync(${JSON.stringify(join(FIXTURES, 'claude-success.json'))}, 'utf8'));
 const i = argv.indexOf('--resume');
 out.session_id = i >= 0 ? argv[i + 1] : 'sess-' + fresh();
-const p = argv[argv.indexOf('-p') + 1];
+// As the real claude: usage is this run's, total_cost_usd the whole session's.
+out.total_cost_usd = Math.round(out.total_cost_usd * runs(out.session_id) * 1e10) / 1e10;
 if (process.env.FAKE_MODE === 'error') { out.subtype = 'error_during_execution'; out.is_error = true; out.result = 'API Error: 529 overloaded'; }
-else if (argv.includes('--json-schema') && process.env.FAKE_MODE !== 'prose') { out.structured_output = { ...answer, summary: 'did: ' + ((p.match(/Objective: (.*)/) || [])[1] || '') }; out.result = JSON.stringify(out.structured_output); }
+else if (argv.includes('--json-schema') && process.env.FAKE_MODE !== 'prose') { out.structured_output = answer; out.result = JSON.stringify(out.structured_output); }
 else out.result = argv.includes('--json-schema') ? 'All good, nothing to report.' : 'checkpoint: the grid contract has four invariants';
 process.stdout.write(JSON.stringify(out));
 `);
@@ -44,6 +48,9 @@ const id = i >= 0 ? argv[i + 1] : 'thread-' + fresh();
 let text = argv.includes('--output-schema') ? (process.env.FAKE_MODE === 'prose' ? 'All good.' : JSON.stringify(answer)) : 'checkpoint: the grid contract has four invariants';
 if (argv.includes('--output-schema')) JSON.parse(fs.readFileSync(argv[argv.indexOf('--output-schema') + 1], 'utf8'));
 let out = fs.readFileSync(${JSON.stringify(join(FIXTURES, 'codex-success.jsonl'))}, 'utf8').replace('019a2d7a-41c4-78b1-b7cc-a45d62a89cd5', id);
+// As the real codex: the usage of a resumed thread is the thread's running total.
+const n = runs(id);
+out = out.replace(/"usage":\\{([^}]*)\\}/, (_m, u) => '"usage":{' + u.replace(/(\\d+)/g, (d) => String(Number(d) * n)) + '}');
 out = out.replace('"Recorded progress; waiting for the author\\'s revision."', JSON.stringify(text));
 if (process.env.FAKE_MODE === 'error') out = fs.readFileSync(${JSON.stringify(join(FIXTURES, 'codex-failed.jsonl'))}, 'utf8');
 process.stdout.write(out);
@@ -56,16 +63,16 @@ async function setup(runner: 'claude' | 'codex') {
   const bin = fakeBin(p.dir);
   const log = join(p.dir, 'fake.log');
   const env = { PATH: `${bin}:${process.env.PATH}`, FAKE_LOG: log };
-  const calls = () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l).argv as string[]) : []);
+  const logged = () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { argv: string[]; prompt: string }) : []);
+  const calls = () => logged().map((l) => l.argv);
+  const prompts = () => logged().map((l) => l.prompt);
   const id = (await p.json(['thread', 'create', '--role', 'grid contract specialist', '--runner', runner, '--model', 'model-x', '--tool', 'Read', '--scope', 'src/grid/**'], env)).id as string;
   const send = async (objective: string, extra: NodeJS.ProcessEnv = {}) => {
     const r = await p.h(['thread', 'send', id, '--objective', objective, '--wait', '--json'], { ...env, ...extra });
     return { code: r.code, command: r.stdout ? JSON.parse(r.stdout).command : null, stderr: r.stderr };
   };
-  return { ...p, env, calls, id, send };
+  return { ...p, env, calls, prompts, id, send };
 }
-
-const promptOf = (runner: string, argv: string[]) => (runner === 'claude' ? argv[argv.indexOf('-p') + 1] : argv[argv.length - 1]);
 
 describe.each([
   ['claude', 'sess', { uncached_input: 42, cache_read: 51290, cache_write: 6125, output: 1187 }],
@@ -78,7 +85,13 @@ describe.each([
     expect(one.command).toMatchObject({ status: 'finished', session_id: `${prefix}-1`, resumed_session: null, usage: tokens, result: { status: 'completed', summary: 'did: report the invariants', validation: ['typecheck passes'] } });
     const two = await p.send('add the three fields');
     expect(two.command).toMatchObject({ session_id: `${prefix}-1`, resumed_session: `${prefix}-1`, result: { summary: 'did: add the three fields' } });
+    // A resumed session prints its running totals (codex its tokens, claude its cost): each command
+    // records its own share, as does the checkpoint the child writes in that session.
+    expect(two.command.usage).toMatchObject(tokens);
+    if (runner === 'claude') expect([one.command.cost_usd, two.command.cost_usd]).toEqual([0.0873215, 0.0873215]);
+    else expect(two.command.cost_usd).toBeNull();
     const compact = await p.json(['thread', 'compact', p.id], p.env);
+    expect(compact.checkpoint.usage).toMatchObject(tokens);
     expect(compact.checkpoint).toMatchObject({ written_by: 'child', text: 'checkpoint: the grid contract has four invariants' });
     expect(compact.thread).toMatchObject({ state: 'compacted', session_id: null, session: 2 });
     // A fresh session has nothing to sum up: the child is not asked, the parent must write it.
@@ -89,8 +102,8 @@ describe.each([
     expect(three.command).toMatchObject({ session_id: `${prefix}-2`, resumed_session: null, result: { status: 'completed' } });
     const [c1, c2, ck, c3] = p.calls();
     if (runner === 'claude') {
-      expect(c1.slice(0, 1)).toEqual(['-p']);
-      expect(c1.slice(2, 4)).toEqual(['--output-format', 'json']);
+      // The runner preset's invocation (prompt on stdin), then the thread's own options.
+      expect(c1.slice(0, 4)).toEqual(['-p', '--output-format', 'stream-json', '--verbose']);
       expect(c1).not.toContain('--resume');
       const schema = JSON.parse(c1[c1.indexOf('--json-schema') + 1]);
       expect(schema.required).toEqual(['status', 'summary', 'files_read', 'files_changed', 'validation', 'discoveries', 'blocker', 'ready_for_next']);
@@ -101,23 +114,24 @@ describe.each([
       expect(c3).not.toContain('--resume');
       expect(c3.slice(c3.indexOf('--model'))).toEqual(['--model', 'model-x', '--allowedTools', 'Read']);
     } else {
-      expect(c1.slice(0, 3)).toEqual(['exec', '--json', '--output-schema']);
-      expect(c1.slice(4, 8)).toEqual(['-m', 'model-x', '-s', 'workspace-write']);
+      // The runner preset's invocation (its sandbox, not a second one; the prompt on stdin), then the thread's options.
+      expect(c1.slice(0, 4)).toEqual(['exec', '--json', '--sandbox', 'workspace-write']);
+      expect(c1.filter((a) => a === '--sandbox' || a === '-s')).toHaveLength(1);
+      expect(c1.slice(c1.indexOf('--output-schema') + 2)).toEqual(['-m', 'model-x', '-']);
       expect(c1).not.toContain('resume');
-      expect(c2.slice(8, 10)).toEqual(['resume', 'thread-1']);
+      expect(c2.slice(-3)).toEqual(['resume', 'thread-1', '-']);
       expect(ck.slice(0, 2)).toEqual(['exec', '--json']);
       expect(ck).toContain('resume');
       expect(ck).not.toContain('--output-schema');
       expect(c3).not.toContain('resume');
-      expect(c3.slice(4, 8)).toEqual(['-m', 'model-x', '-s', 'workspace-write']);
+      expect(c3.slice(c3.indexOf('-m'))).toEqual(['-m', 'model-x', '-']);
     }
-    const first = promptOf(runner, c1);
+    const [first, , , fresh] = p.prompts();
     expect(first).toContain('Your role: grid contract specialist');
     expect(first).toContain('Do only this command');
     expect(first).toContain('write scope: src/grid/**');
     expect(first).not.toContain('add the three fields');
     // After compaction the fresh session starts from the checkpoint, role and policy.
-    const fresh = promptOf(runner, c3);
     expect(fresh).toContain('checkpoint: the grid contract has four invariants');
     expect(fresh).toContain('Your role: grid contract specialist');
     expect(fresh).toContain('model model-x');

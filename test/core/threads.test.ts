@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { HolonError } from '../../src/core/errors.js';
 import { validateJson } from '../../src/core/json-schema.js';
 import {
-  assertCanSend, checkCommandResult, commandInput, extractJson, historyFor, splitAnswer, stateAfter, STRICT_RESULT_SCHEMA, sumUsage,
+  assertCanSend, checkCommandResult, commandInput, extractJson, historyFor, sessionTotalsBefore, splitAnswer, stateAfter, STRICT_RESULT_SCHEMA, sumUsage,
   threadPrompt, type CommandRecord, type ThreadRecord,
 } from '../../src/core/threads.js';
 import { parseWaitFor, sourceMaySettle } from '../../src/core/wait-matching.js';
@@ -80,6 +80,12 @@ describe('lifecycle rules', () => {
   });
   it('sums token use, counting missing reports as zero', () => {
     expect(sumUsage([{ uncached_input: 1, cache_read: 2, cache_write: 3, output: 4 }, null, { uncached_input: 10, cache_read: 20, cache_write: 30, output: 40 }])).toEqual({ uncached_input: 11, cache_read: 22, cache_write: 33, output: 44, reasoning: 0 });
+  });
+  it("gives a resumed session's totals so far from its earlier commands' own figures", () => {
+    const u = (n: number) => ({ uncached_input: n, cache_read: 10 * n, cache_write: 0, output: n, reasoning: 0 });
+    expect(sessionTotalsBefore([])).toBeNull();
+    expect(sessionTotalsBefore([{ usage: u(1), cost_usd: 0.1 }, { usage: null, cost_usd: null }, { usage: u(2), cost_usd: 0.2 }])).toEqual({ tokens: u(3), cost_usd: 0.3 });
+    expect(sessionTotalsBefore([{ usage: null, cost_usd: null }])).toEqual({ tokens: null, cost_usd: null });
   });
 });
 

@@ -1,0 +1,3 @@
+import { threadSuite } from './threads-real.js';
+
+threadSuite('codex');

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { project } from '../helpers/cli.js';
-import { runRecords, setRunner } from '../helpers/watch.js';
+import { runRecords, setRunner, startWatch } from '../helpers/watch.js';
 // @ts-expect-error plain ESM helpers shared with the capture script
 import { binOf, claudeEnv, codexEnv } from './agent-env.mjs';
 // @ts-expect-error plain ESM helpers shared with the capture script
@@ -75,11 +75,21 @@ export async function agentProject(preset: Preset, opts: AgentOptions = {}) {
     if (r.code !== 0) throw new Error(`watch --once exited ${r.code}: ${r.stderr}`);
     return { runs: JSON.parse(r.stdout).runs, log: r.stderr };
   };
+  /** A long-running `holon watch` with the agent's environment (stop it; the close does too). */
+  const watchers: Array<ReturnType<typeof startWatch>> = [];
+  const watch = () => {
+    const w = startWatch(p.dir, [], env);
+    watchers.push(w);
+    return w;
+  };
   /** One `holon watch --once`: the runs it started. */
   const once = async (): Promise<any[]> => (await pass()).runs;
   const log = (run: { id: string }) => readFileSync(join(p.home, 'local/runs', `${run.id}.log`), 'utf8');
   const sessions = () => JSON.parse(readFileSync(join(p.home, 'local/runs/sessions.json'), 'utf8'));
-  return { ...p, api, env, once, pass, log, sessions, runTimeout, runner, runs: () => runRecords(p.home), close: () => api.close() };
+  return { ...p, api, env, once, pass, log, sessions, runTimeout, runner, runs: () => runRecords(p.home), watch, close: async () => {
+    for (const w of watchers) await w.stop();
+    await api.close();
+  } };
 }
 
 /** All text of a model request (messages or Responses input), to look for what the agent was shown. */

@@ -180,8 +180,10 @@ export function agentSuite(preset: Preset): void {
       expect(blocked.blocker.reason).toContain(`runs failed: 2 runs in a row failed (last ${r2.id}: ${r2.cause}; outside the agent)`);
       expect(blocked.blocker.recovery).toContain(`holon reopen ${id}`);
       expect((await a.h(['runs'])).stdout).toMatch(new RegExp(`${r2.id} .*${status} \\(blocked item\\)`));
-      // Blocked: not run again, however late.
+      // Blocked: not run again, however late; an event meanwhile still joins the pending wake.
       const late = a.api.requests.length;
+      const meanwhile = await a.h(['notify', 'ci:run/42']);
+      expect(meanwhile.stderr).toContain(`joined the pending wake of wait ${wait} of ${id}`);
       expect((await a.pass(Date.parse(r2.ended_at) + 24 * 3600_000)).runs).toEqual([]);
       expect(a.api.requests).toHaveLength(late);
 
@@ -195,8 +197,11 @@ export function agentSuite(preset: Preset): void {
       const before = a.api.mainRequests.length;
       const [r3] = (await a.pass()).runs;
       expect(r3, a.log(r3)).toMatchObject({ status: 'ok', progress: true, cause: null, outside: false, blocked: false });
-      expect(r3.wakes).toEqual(expect.arrayContaining([{ reason: 'wait_triggered', wait, event: joined }]));
-      expect(requestText(a.api.mainRequests[before].body)).toContain(`Also for wait ${wait}: event ${joined}`);
+      const last = meanwhile.stdout.trim();
+      expect(r3.wakes).toEqual(expect.arrayContaining([{ reason: 'wait_triggered', wait, event: joined }, { reason: 'wait_triggered', wait, event: last }]));
+      const prompt = requestText(a.api.mainRequests[before].body);
+      expect(prompt).toContain(`Also for wait ${wait}: event ${joined}`);
+      expect(prompt).toContain(`Also for wait ${wait}: event ${last}`);
       const after = await a.json(['show', id]);
       expect(after.status).toBe('open');
       expect(JSON.stringify(after)).toContain('the API is back; reviewed the diff');
@@ -204,6 +209,27 @@ export function agentSuite(preset: Preset): void {
       const done = a.api.requests.length;
       expect((await a.pass(Date.parse(r3.ended_at) + 24 * 3600_000)).runs).toEqual([]);
       expect(a.api.requests).toHaveLength(done);
+    });
+
+    it('a running watcher retries after retry_delay by itself, blocks the item, and runs it again when someone reopens it', async () => {
+      const a = await setup(preset, { watch: { retry_limit: 1, retry_delay: '1s', retry_max_delay: '1s' } });
+      const id = await a.create('Review PR #102');
+      a.api.outage({ fail: 500 });
+      const w = a.watch();
+      // The log line comes once the run is recorded.
+      await w.waitFor(new RegExp(`${id} blocked after 2 failed runs \\(fix the cause, then holon reopen ${id}\\)`), 60_000);
+      expect(a.runs().map((r: any) => [r.status, r.outside, r.blocked, r.reasons])).toEqual([['error', true, false, ['new_work']], ['error', true, true, ['new_work']]]);
+      expect((await a.json(['show', id])).status).toBe('blocked');
+      const asked = a.api.mainRequests.length;
+      a.api.outage(null);
+      a.api.push({ shell: `holon progress ${id} "the API is back"` }, { text: 'Done.' });
+      expect((await a.h(['reopen', id])).code).toBe(0);
+      const [, ran] = await w.waitFor(/run (r-\S+) ended: ok/, 60_000);
+      const ok = a.runs().find((r: any) => r.id === ran);
+      expect(ok).toMatchObject({ status: 'ok', progress: true, reasons: ['new_work'] });
+      expect(a.api.mainRequests.length).toBeGreaterThan(asked);
+      // Nothing more: the successful run consumed the wake.
+      expect(a.runs()).toHaveLength(3);
     });
 
     it('an idle home makes no model request', async () => {

@@ -211,6 +211,39 @@ export function agentSuite(preset: Preset): void {
       expect(a.api.requests).toHaveLength(done);
     });
 
+    it('a retry after an API error resumes the session and records only its own tokens', async () => {
+      const a = await setup(preset, { watch: { retry_limit: 1, retry_delay: '10m', retry_max_delay: '1h' } });
+      const id = await a.create('Review PR #102');
+      const turns = (note: string): Turn[] => [
+        { shell: `holon progress ${id} "${note}"`, usage: { input: 700, cache_read: 900, cache_write: 300, output: 30, reasoning: 7 } },
+        { text: 'Recorded.', usage: { input: 40, cache_read: 1800, cache_write: 0, output: 10, reasoning: 0 } },
+      ];
+      a.api.push(...turns('read the diff'));
+      const [r0] = await a.once();
+      expect(r0, a.log(r0)).toMatchObject({ status: 'ok', progress: true });
+      expect(r0.tokens).toEqual(expected(preset, turns('read the diff')));
+      const wait = (await a.json(['wait', id, '--for', 'external:ci:run/42', '--reason', 'CI'])).wait.id;
+
+      expect((await a.h(['notify', 'ci:run/42'])).code).toBe(0);
+      a.api.outage({ fail: 500 });
+      const [r1] = await a.once();
+      expect(r1, a.log(r1)).toMatchObject({ status: 'error', outside: true, resumed_session: r0.session_id });
+
+      a.api.outage(null);
+      a.api.push(...turns('CI passed'));
+      const { runs: [r2] } = await a.pass(Date.parse(r1.ended_at) + 10 * 60_000 + 1000);
+      expect(r2, a.log(r2)).toMatchObject({ status: 'ok', progress: true, session_id: r0.session_id, resumed_session: r0.session_id });
+      expect(r2.wakes).toContainEqual(expect.objectContaining({ reason: 'wait_triggered', wait }));
+      // This run's figures: neither the first run's nor the failed one's.
+      expect(r2.tokens).toEqual(expected(preset, turns('CI passed')));
+      if (preset === 'claude') expect(r2.cost_usd).toBeCloseTo(r0.cost_usd, 10);
+      // The model saw the conversation before the outage.
+      expect(requestText(a.api.mainRequests.at(-2)!.body)).toContain('read the diff');
+      // The item's sum is the two runs that got answers: the failed one used nothing.
+      const both = expected(preset, [...turns('read the diff'), ...turns('CI passed')]);
+      expect(await a.json(['show', id])).toMatchObject({ runs: 3, tokens: both });
+    });
+
     it('a running watcher retries after retry_delay by itself, blocks the item, and runs it again when someone reopens it', async () => {
       const a = await setup(preset, { watch: { retry_limit: 1, retry_delay: '1s', retry_max_delay: '1s' } });
       const id = await a.create('Review PR #102');

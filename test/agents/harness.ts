@@ -46,6 +46,8 @@ export interface AgentOptions {
   runTimeout?: string;
   /** holon.yaml `watch:` settings to set (keys `holon init` writes, e.g. retry_limit). */
   watch?: Record<string, string | number>;
+  /** More environment for the CLI (after the tier's own, e.g. to turn its retries back on). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export async function agentProject(preset: Preset, opts: AgentOptions = {}) {
@@ -55,6 +57,7 @@ export async function agentProject(preset: Preset, opts: AgentOptions = {}) {
   const env: NodeJS.ProcessEnv = {
     ...(preset === 'claude' ? claudeEnv(p.dir, api.url) : codexEnv(p.dir, api.url)),
     PATH: `${dirname(bin)}:${process.env.PATH}`,
+    ...opts.env,
   };
   setRunner(p.home, 'rev', opts.runner ?? `{preset: ${preset}}`);
   const profile = join(p.home, 'agents/rev/AGENTS.md');

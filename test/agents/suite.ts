@@ -211,6 +211,19 @@ export function agentSuite(preset: Preset): void {
       expect(a.api.requests).toHaveLength(done);
     });
 
+    it('a model API that cannot be reached: the run ends at its timeout, and the cause says what the CLI was stuck on', async () => {
+      // Claude Code retries a refused connection itself (10 times by default: on again here); codex
+      // waits for the network. Neither ends by itself within the run timeout.
+      const a = await setup(preset, { runTimeout: '8s', env: preset === 'claude' ? { CLAUDE_CODE_MAX_RETRIES: '10' } : {} });
+      await a.api.close();
+      await a.create('Review PR #102');
+      const { runs: [r], log } = await a.pass();
+      expect(r, a.log(r)).toMatchObject({ status: 'timeout', outside: true, progress: false });
+      expect(r.cause).toMatch(/^no result within the run timeout \(8s\); its process group was killed; the runner last said: /);
+      expect(r.cause).toMatch(preset === 'claude' ? /last said: API error: Claude Code was still retrying the model API \(attempt \d+ of 10: no answer/ : /last said: Reconnecting\.\.\. waiting for network/);
+      expect(log).toContain(` - ${r.cause} [outside the agent]; retry 1 of 3 at `);
+    });
+
     it('a retry after an API error resumes the session and records only its own tokens', async () => {
       const a = await setup(preset, { watch: { retry_limit: 1, retry_delay: '10m', retry_max_delay: '1h' } });
       const id = await a.create('Review PR #102');

@@ -19,10 +19,11 @@ function fakeBin(dir: string) {
   const common = `
 const fs = require('node:fs');
 const argv = process.argv.slice(2);
-fs.appendFileSync(process.env.FAKE_LOG, JSON.stringify({ argv, cwd: process.cwd() }) + '\\n');
+// The presets give the prompt on stdin (\`claude -p\` with no prompt argument, \`codex exec -\`).
+const prompt = (() => { try { return fs.readFileSync(0, 'utf8'); } catch { return ''; } })();
+fs.appendFileSync(process.env.FAKE_LOG, JSON.stringify({ argv, cwd: process.cwd(), prompt }) + '\\n');
 const counter = process.env.FAKE_LOG + '.n';
 const fresh = () => { const n = (fs.existsSync(counter) ? Number(fs.readFileSync(counter, 'utf8')) : 0) + 1; fs.writeFileSync(counter, String(n)); return n; };
-const prompt = argv[argv.length - 1];
 const objective = (prompt.match(/Objective: (.*)/) || [])[1] || '';
 const answer = { status: 'completed', summary: 'did: ' + objective, files_read: ['src/grid/contract.ts'], files_changed: [], validation: ['typecheck passes'], discoveries: [], blocker: null, ready_for_next: true };
 `;
@@ -31,7 +32,7 @@ ${common}
 const out = JSON.parse(fs.readFileSync(${JSON.stringify(join(FIXTURES, 'claude-success.json'))}, 'utf8'));
 const i = argv.indexOf('--resume');
 out.session_id = i >= 0 ? argv[i + 1] : 'sess-' + fresh();
-const p = argv[argv.indexOf('-p') + 1];
+const p = prompt;
 if (process.env.FAKE_MODE === 'error') { out.subtype = 'error_during_execution'; out.is_error = true; out.result = 'API Error: 529 overloaded'; }
 else if (argv.includes('--json-schema') && process.env.FAKE_MODE !== 'prose') { out.structured_output = { ...answer, summary: 'did: ' + ((p.match(/Objective: (.*)/) || [])[1] || '') }; out.result = JSON.stringify(out.structured_output); }
 else out.result = argv.includes('--json-schema') ? 'All good, nothing to report.' : 'checkpoint: the grid contract has four invariants';
@@ -57,15 +58,16 @@ async function setup(runner: 'claude' | 'codex') {
   const log = join(p.dir, 'fake.log');
   const env = { PATH: `${bin}:${process.env.PATH}`, FAKE_LOG: log };
   const calls = () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l).argv as string[]) : []);
+  /** The prompts the fakes read on stdin, one per call. */
+  const prompts = () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l).prompt as string) : []);
   const id = (await p.json(['thread', 'create', '--role', 'grid contract specialist', '--runner', runner, '--model', 'model-x', '--tool', 'Read', '--scope', 'src/grid/**'], env)).id as string;
   const send = async (objective: string, extra: NodeJS.ProcessEnv = {}) => {
     const r = await p.h(['thread', 'send', id, '--objective', objective, '--wait', '--json'], { ...env, ...extra });
     return { code: r.code, command: r.stdout ? JSON.parse(r.stdout).command : null, stderr: r.stderr };
   };
-  return { ...p, env, calls, id, send };
+  return { ...p, env, calls, prompts, id, send };
 }
 
-const promptOf = (runner: string, argv: string[]) => (runner === 'claude' ? argv[argv.indexOf('-p') + 1] : argv[argv.length - 1]);
 
 describe.each([
   ['claude', 'sess', { uncached_input: 42, cache_read: 51290, cache_write: 6125, output: 1187 }],
@@ -89,8 +91,8 @@ describe.each([
     expect(three.command).toMatchObject({ session_id: `${prefix}-2`, resumed_session: null, result: { status: 'completed' } });
     const [c1, c2, ck, c3] = p.calls();
     if (runner === 'claude') {
-      expect(c1.slice(0, 1)).toEqual(['-p']);
-      expect(c1.slice(2, 4)).toEqual(['--output-format', 'json']);
+      // The preset's flags first (the prompt is on stdin), then the thread's.
+      expect(c1.slice(0, 4)).toEqual(['-p', '--output-format', 'stream-json', '--verbose']);
       expect(c1).not.toContain('--resume');
       const schema = JSON.parse(c1[c1.indexOf('--json-schema') + 1]);
       expect(schema.required).toEqual(['status', 'summary', 'files_read', 'files_changed', 'validation', 'discoveries', 'blocker', 'ready_for_next']);
@@ -101,23 +103,27 @@ describe.each([
       expect(c3).not.toContain('--resume');
       expect(c3.slice(c3.indexOf('--model'))).toEqual(['--model', 'model-x', '--allowedTools', 'Read']);
     } else {
-      expect(c1.slice(0, 3)).toEqual(['exec', '--json', '--output-schema']);
-      expect(c1.slice(4, 8)).toEqual(['-m', 'model-x', '-s', 'workspace-write']);
+      // The preset's flags (its sandbox is the thread's workspace-write, given once), the thread's, the prompt on stdin.
+      expect(c1.slice(0, 4)).toEqual(['exec', '--json', '--sandbox', 'workspace-write']);
+      expect(c1.filter((a) => a === '--sandbox' || a === '-s')).toHaveLength(1);
+      expect(c1).toContain('--output-schema');
+      expect(c1.slice(c1.indexOf('-m'))).toEqual(['-m', 'model-x', '-']);
       expect(c1).not.toContain('resume');
-      expect(c2.slice(8, 10)).toEqual(['resume', 'thread-1']);
+      expect(c2.slice(c2.indexOf('resume'))).toEqual(['resume', 'thread-1', '-']);
       expect(ck.slice(0, 2)).toEqual(['exec', '--json']);
       expect(ck).toContain('resume');
       expect(ck).not.toContain('--output-schema');
       expect(c3).not.toContain('resume');
-      expect(c3.slice(4, 8)).toEqual(['-m', 'model-x', '-s', 'workspace-write']);
+      expect(c3.slice(c3.indexOf('-m'))).toEqual(['-m', 'model-x', '-']);
+      expect(c3.slice(0, 4)).toEqual(['exec', '--json', '--sandbox', 'workspace-write']);
     }
-    const first = promptOf(runner, c1);
+    const first = p.prompts()[0];
     expect(first).toContain('Your role: grid contract specialist');
     expect(first).toContain('Do only this command');
     expect(first).toContain('write scope: src/grid/**');
     expect(first).not.toContain('add the three fields');
     // After compaction the fresh session starts from the checkpoint, role and policy.
-    const fresh = promptOf(runner, c3);
+    const fresh = p.prompts()[3];
     expect(fresh).toContain('checkpoint: the grid contract has four invariants');
     expect(fresh).toContain('Your role: grid contract specialist');
     expect(fresh).toContain('model model-x');

@@ -60,7 +60,11 @@ export function judgeRun(input: JudgeInput): Judgement {
   const problems = (report?.problems ?? []).map(oneLine).filter(Boolean);
   const judged = (status: JudgedStatus, cause: string | null, outside: boolean): Judgement => ({ status, cause: cause === null ? null : oneLine(cause), outside, problems });
   if (end.interrupted) return judged('interrupted', 'stopped by the watcher before it ended (shutdown)', true);
-  if (end.timed_out) return judged('timeout', `no result within the run timeout${input.timeout ? ` (${input.timeout})` : ''}; its process group was killed`, true);
+  if (end.timed_out) {
+    // A runner still failing to reach its model API when it was killed says why it had no result.
+    const said = report?.outside && report.error ? `; the runner last said: ${report.error}` : '';
+    return judged('timeout', `no result within the run timeout${input.timeout ? ` (${input.timeout})` : ''}; its process group was killed${said}`, true);
+  }
   if (end.spawn_error) {
     const missing = /ENOENT/.test(end.spawn_error);
     return judged('error', missing ? `runner not found: ${end.spawn_error} (install it, or set runner.command to its path)` : `could not start the runner: ${end.spawn_error}`, true);

@@ -84,6 +84,17 @@ function toolProblem(command: string, output: string): string | null {
 }
 
 /**
+ * The API failure Claude Code was retrying when its output ends (its last event is an `api_retry`
+ * system event), in one line, or null.
+ */
+function retryingApi(events: any[]): string | null {
+  const last = events.at(-1);
+  if (last?.type !== 'system' || last.subtype !== 'api_retry') return null;
+  const failure = last.error_status != null ? `HTTP ${last.error_status}` : `no answer${typeof last.error === 'string' ? ` (${last.error})` : ''}`;
+  return oneLine(`API error: Claude Code was still retrying the model API (attempt ${last.attempt ?? '?'} of ${last.max_retries ?? '?'}: ${failure})`);
+}
+
+/**
  * `claude -p ... --output-format stream-json --verbose` (or `json`): the result object, plus, in
  * stream-json, the tool calls and their results. Claude's `input_tokens` excludes the cache, so it is
  * the uncached input as is; `usage` covers this run only, while `total_cost_usd` on `--resume` covers
@@ -110,7 +121,9 @@ export function parseClaudeOutput(stdout: string): RunnerReport {
     }
   }
   if (!r) {
-    return { session_id: str(events.find((e) => e.session_id)?.session_id), ok: false, error: 'no JSON result from claude (is --output-format honoured?)', tokens: null, cost_usd: null, result: null, problems, outside: false, totals: { tokens: null, cost_usd: null } };
+    // Killed (e.g. by the run timeout) while Claude Code was still retrying the model API: the API failed.
+    const retrying = retryingApi(events);
+    return { session_id: str(events.find((e) => e.session_id)?.session_id), ok: false, error: retrying ?? 'no JSON result from claude (is --output-format honoured?)', tokens: null, cost_usd: null, result: null, problems, outside: retrying !== null, totals: { tokens: null, cost_usd: null } };
   }
   for (const d of Array.isArray(r.permission_denials) ? r.permission_denials : []) {
     const input = d?.tool_input ?? {};

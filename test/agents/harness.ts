@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { project } from '../helpers/cli.js';
-import { runRecords, setRunner } from '../helpers/watch.js';
+import { runRecords, setRunner, startWatch } from '../helpers/watch.js';
 // @ts-expect-error plain ESM helpers shared with the capture script
 import { binOf, claudeEnv, codexEnv } from './agent-env.mjs';
 // @ts-expect-error plain ESM helpers shared with the capture script
@@ -25,6 +25,8 @@ export interface StandIn {
   readonly mainRequests: Array<{ body: any; turn: Turn | null }>;
   readonly remaining: number;
   push(...turns: Turn[]): void;
+  /** Every main request fails with this turn (script untouched) until outage(null). */
+  outage(turn: Turn | null): void;
   close(): Promise<void>;
 }
 
@@ -39,28 +41,58 @@ export function requireCli(preset: Preset): string {
  * A temp project whose agent `rev` runs the real CLI through its preset, with no extra runner
  * configuration: the CLI is found on PATH, its model API is the stand-in.
  */
-export async function agentProject(preset: Preset, opts: { runner?: string; runTimeout?: string } = {}) {
+export interface AgentOptions {
+  runner?: string;
+  runTimeout?: string;
+  /** holon.yaml `watch:` settings to set (keys `holon init` writes, e.g. retry_limit). */
+  watch?: Record<string, string | number>;
+  /** More environment for the CLI (after the tier's own, e.g. to turn its retries back on). */
+  env?: NodeJS.ProcessEnv;
+}
+
+export async function agentProject(preset: Preset, opts: AgentOptions = {}) {
   const bin = requireCli(preset);
   const p = await project('rev');
   const api: StandIn = await (preset === 'claude' ? startAnthropic() : startOpenAI());
   const env: NodeJS.ProcessEnv = {
     ...(preset === 'claude' ? claudeEnv(p.dir, api.url) : codexEnv(p.dir, api.url)),
     PATH: `${dirname(bin)}:${process.env.PATH}`,
+    ...opts.env,
   };
   setRunner(p.home, 'rev', opts.runner ?? `{preset: ${preset}}`);
-  if (opts.runTimeout) {
-    const file = join(p.home, 'agents/rev/AGENTS.md');
-    writeFileSync(file, readFileSync(file, 'utf8').replace(/run_timeout: "[^"]*"/, `run_timeout: "${opts.runTimeout}"`));
-  }
-  /** One `holon watch --once`: the runs it started. */
-  const once = async (): Promise<any[]> => {
-    const r = await p.h(['watch', '--once', '--json'], env);
-    if (r.code !== 0) throw new Error(`watch --once exited ${r.code}: ${r.stderr}`);
-    return JSON.parse(r.stdout).runs;
+  const profile = join(p.home, 'agents/rev/AGENTS.md');
+  const edit = (file: string, re: RegExp, to: string) => {
+    const text = readFileSync(file, 'utf8');
+    if (!re.test(text)) throw new Error(`${file} has no ${re}`);
+    writeFileSync(file, text.replace(re, to));
   };
+  /** Sets the agent's run_timeout (its AGENTS.md policy). */
+  const runTimeout = (t: string) => edit(profile, /run_timeout: "[^"]*"/, `run_timeout: "${t}"`);
+  /** Replaces the agent's runner (after setup it is one line). */
+  const runner = (r: string) => edit(profile, /^runner: .*$/m, `runner: ${r}`);
+  if (opts.runTimeout) runTimeout(opts.runTimeout);
+  for (const [k, v] of Object.entries(opts.watch ?? {})) edit(join(p.home, 'holon.yaml'), new RegExp(`^  ${k}: .*$`, 'm'), `  ${k}: ${JSON.stringify(v)}`);
+  /** One `holon watch --once` (on the clock `at` for retries, else the real one): its runs and its log (stderr). */
+  const pass = async (at?: number): Promise<{ runs: any[]; log: string }> => {
+    const r = await p.h(['watch', '--once', '--json'], at === undefined ? env : { ...env, HOLON_NOW: new Date(at).toISOString() });
+    if (r.code !== 0) throw new Error(`watch --once exited ${r.code}: ${r.stderr}`);
+    return { runs: JSON.parse(r.stdout).runs, log: r.stderr };
+  };
+  /** A long-running `holon watch` with the agent's environment (stop it; the close does too). */
+  const watchers: Array<ReturnType<typeof startWatch>> = [];
+  const watch = () => {
+    const w = startWatch(p.dir, [], env);
+    watchers.push(w);
+    return w;
+  };
+  /** One `holon watch --once`: the runs it started. */
+  const once = async (): Promise<any[]> => (await pass()).runs;
   const log = (run: { id: string }) => readFileSync(join(p.home, 'local/runs', `${run.id}.log`), 'utf8');
   const sessions = () => JSON.parse(readFileSync(join(p.home, 'local/runs/sessions.json'), 'utf8'));
-  return { ...p, api, env, once, log, sessions, runs: () => runRecords(p.home), close: () => api.close() };
+  return { ...p, api, env, once, pass, log, sessions, runTimeout, runner, runs: () => runRecords(p.home), watch, close: async () => {
+    for (const w of watchers) await w.stop();
+    await api.close();
+  } };
 }
 
 /** All text of a model request (messages or Responses input), to look for what the agent was shown. */

@@ -11,6 +11,9 @@
 //   { fail: 500 } | { fail: 429 }                 HTTP error with an API error body
 //   { malformed: true }                            a 200 event stream that breaks off with garbage
 //   { hang: true }                                 accepts the request and never answers
+// An outage (`outage(turn)`) answers every main request with that failing turn, script untouched,
+// until `outage(null)`: how a test makes the API fail for as many requests as the CLI and its retries
+// send, then healthy again.
 // usage: { input, cache_read, cache_write, output, reasoning } (all optional, default 0; input is the
 // uncached input as Anthropic counts it; the OpenAI stand-in reports input + cache_read + cache_write as
 // input_tokens and output + reasoning as output_tokens, as the Responses API counts them).
@@ -22,6 +25,7 @@ function base(kind, turns, isMain) {
   const requests = [];
   const script = [...turns];
   const hanging = new Set();
+  let down = null;
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (d) => (body += d));
@@ -35,7 +39,7 @@ function base(kind, turns, isMain) {
       const main = req.method === 'POST' && isMain(req.url, json);
       const entry = { method: req.method, url: req.url, headers: req.headers, body: json, raw: json ? null : body, main };
       requests.push(entry);
-      const turn = main ? (script.shift() ?? DEFAULT_TEXT) : null;
+      const turn = main ? (down ?? script.shift() ?? DEFAULT_TEXT) : null;
       entry.turn = turn;
       try {
         handlers[kind](req, res, json, turn, hanging);
@@ -62,6 +66,10 @@ function base(kind, turns, isMain) {
         },
         push(...more) {
           script.push(...more);
+        },
+        /** Every main request fails with `turn` (a { fail } / { malformed } / { hang } turn) until outage(null). */
+        outage(turn) {
+          down = turn;
         },
         close() {
           for (const r of hanging) r.destroy();

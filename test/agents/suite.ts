@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseClaudeOutput, parseCodexOutput } from '../../dist/core/runner-output.js';
-import { agentProject, requestText, type Preset, type Turn } from './harness.js';
+import { agentProject, requestText, type AgentOptions, type Preset, type Turn } from './harness.js';
 
 /**
  * The real `claude` and `codex` CLIs (pinned, installed by install-clis.mjs) under `holon watch`,
@@ -11,10 +11,18 @@ import { agentProject, requestText, type Preset, type Turn } from './harness.js'
  */
 const closers: Array<() => Promise<void>> = [];
 
-async function setup(preset: Preset, opts: { runner?: string; runTimeout?: string } = {}) {
+async function setup(preset: Preset, opts: AgentOptions = {}) {
   const a = await agentProject(preset, opts);
   closers.push(a.close);
   return a;
+}
+
+/** A failure of the model API (the stand-in answers every request with `turn`) or a missing CLI, and the cause it must give. */
+interface Outage {
+  turn?: Turn;
+  missing?: boolean;
+  status?: 'error' | 'timeout';
+  cause: RegExp;
 }
 
 /** The token figures holon must record for a run whose model requests reported these usages. */
@@ -90,39 +98,184 @@ export function agentSuite(preset: Preset): void {
       expect(after.waits.find((w: any) => w.id === wait.id).status).not.toBe('triggered');
     });
 
-    it.each<[string, Turn, RegExp]>([
+    // Each failure mode through its whole course with the real CLI: the run fails with a one-line cause
+    // outside the agent, keeps its wake and is retried on the watcher's clock (HOLON_NOW), the item is
+    // blocked after the limit with the cause and `holon reopen`, and once the cause is gone a reopen
+    // runs it again for the same wake, which the agent handles: no stranded item after an outage.
+    it.each<[string, Outage]>([
       // What each CLI itself says (codex calls a 500 "high demand").
-      ['HTTP 500', { fail: 500 }, preset === 'claude' ? /^API Error: 500 stand-in HTTP 500/ : /high demand/],
-      ['HTTP 429', { fail: 429 }, preset === 'claude' ? /^API Error: Request rejected \(429\)/ : /429 Too Many Requests/],
-      ['a malformed stream', { malformed: true }, preset === 'claude' ? /^API error: the model's answer came back empty/ : /^stream disconnected before completion/],
-    ])('an API failure (%s) is a failed run with a one-line cause', async (_what, turn, cause) => {
-      const a = await setup(preset);
-      await a.create('Review PR #102');
-      a.api.push(turn, turn, turn, turn);
-      const [r] = await a.once();
-      expect(r, a.log(r)).toMatchObject({ status: 'error', progress: false });
-      expect(r.error).toMatch(cause);
-      expect(r.error).not.toContain('\n');
-      expect(a.api.mainRequests.length).toBeGreaterThan(0);
+      ['HTTP 500', { turn: { fail: 500 }, cause: preset === 'claude' ? /^API Error: 500 stand-in HTTP 500/ : /high demand/ }],
+      ['HTTP 429', { turn: { fail: 429 }, cause: preset === 'claude' ? /^API Error: Request rejected \(429\)/ : /429 Too Many Requests/ }],
+      ['a malformed stream', { turn: { malformed: true }, cause: preset === 'claude' ? /^API error: the model's answer came back empty/ : /^stream disconnected before completion/ }],
+      // A model API that never answers ends at the run timeout, its process group killed.
+      ['a hang', { turn: { hang: true }, status: 'timeout', cause: /^no result within the run timeout \(6s\); its process group was killed$/ }],
+      // A CLI that is not installed: the cause names the missing executable, and no model request is made.
+      ['a missing binary', { missing: true, cause: new RegExp(`^runner not found: spawn /nonexistent/${preset} ENOENT`) }],
+    ])('%s: a failed run outside the agent, retried for its wake, then the item blocked; reopen runs it once the cause is gone', async (_what, o) => {
+      const a = await setup(preset, {
+        watch: { retry_limit: 1, retry_delay: '10m', retry_max_delay: '1h' },
+        ...(o.missing ? { runner: `{preset: ${preset}, command: /nonexistent/${preset}}` } : {}),
+        ...(o.turn?.hang ? { runTimeout: '6s' } : {}),
+      });
+      const status = o.status ?? 'error';
+      const id = await a.create('Review PR #102');
+      const wait = (await a.json(['wait', id, '--for', 'external:ci:run/42', '--reason', 'CI on the new commit'])).wait.id;
+      expect((await a.h(['notify', 'ci:run/42'])).code).toBe(0);
+      if (o.turn) a.api.outage(o.turn);
+
+      // 1. The run fails; the cause is on the record, in the watch log and in `holon runs`.
+      const p1 = await a.pass();
+      expect(p1.runs).toHaveLength(1);
+      const r1 = p1.runs[0];
+      expect(r1, a.log(r1)).toMatchObject({ status, progress: false, outside: true, blocked: false });
+      expect(r1.cause).toMatch(o.cause);
+      expect(r1.cause).not.toContain('\n');
+      expect(r1.error).toBe(r1.cause);
+      expect(r1.reasons).toContain('wait_triggered');
+      expect(r1.wakes).toContainEqual(expect.objectContaining({ reason: 'wait_triggered', wait }));
+      if (o.missing) expect(a.api.requests).toHaveLength(0);
+      else expect(a.api.mainRequests.length).toBeGreaterThan(0);
+      expect(p1.log).toContain(`run ${r1.id} ended: ${status}`);
+      expect(p1.log).toContain(` - ${r1.cause} [outside the agent]; retry 1 of 1 at `);
+      const listed = await a.h(['runs']);
+      expect(listed.stdout).toContain(`[outside] ${r1.cause.slice(0, 60)}`);
+      const shown = await a.h(['runs', 'show', r1.id]);
+      expect(shown.code).toBe(0);
+      expect(shown.stdout).toContain(`cause: ${r1.cause} (outside the agent: a retry may succeed)`);
+      expect(shown.stdout).toContain(`wake: wait_triggered wait ${wait}`);
+      const logText = a.log(r1).trimEnd();
+      if (logText) expect(shown.stdout).toContain(logText.slice(-200));
+      const shownJson = await a.json(['runs', 'show', r1.id]);
+      expect(shownJson.run).toMatchObject({ id: r1.id, cause: r1.cause, outside: true });
+      expect(shownJson.log.tail ?? '').toEqual(logText ? expect.stringContaining(logText.slice(-200)) : '');
+      // The failed run did not consume the wake: the item is still open, its wait still triggered.
+      expect(await a.json(['show', id])).toMatchObject({ status: 'open', waits: [expect.objectContaining({ id: wait, status: 'triggered' })] });
+
+      // 2. CI reports again while the retry is pending: the event joins the pending wake, never a nudge.
+      const again = await a.h(['notify', 'ci:run/42']);
+      expect(again.stderr).toContain(`joined the pending wake of wait ${wait} of ${id}`);
+      const joined = again.stdout.trim();
+
+      // 3. Before the retry is due, nothing runs.
+      const held = await a.pass();
+      expect(held.runs).toEqual([]);
+      expect(held.log).toContain(`not running rev on ${id} yet: retry 1 of 1 after ${r1.id} failed is due at`);
+
+      // 4. Due: the retry runs for the same wake (and the joined event), fails, and blocks the item.
+      const asked = a.api.mainRequests.length;
+      const p2 = await a.pass(Date.parse(r1.ended_at) + 10 * 60_000 + 1000);
+      expect(p2.runs).toHaveLength(1);
+      const r2 = p2.runs[0];
+      expect(r2, a.log(r2)).toMatchObject({ status, outside: true, blocked: true });
+      expect(r2.cause).toMatch(o.cause);
+      expect([...r2.reasons].sort()).toEqual([...r1.reasons].sort());
+      expect(r2.wakes).toEqual(expect.arrayContaining([...r1.wakes, { reason: 'wait_triggered', wait, event: joined }]));
+      if (!o.missing) {
+        expect(a.api.mainRequests.length).toBeGreaterThan(asked);
+        expect(requestText(a.api.mainRequests[asked].body)).toContain(`This is retry 1 of 1: run ${r1.id} failed (`);
+      }
+      expect(p2.log).toContain(` - ${r2.cause} [outside the agent]; ${id} blocked after 2 failed runs (fix the cause, then holon reopen ${id})`);
+      const blocked = await a.json(['show', id]);
+      expect(blocked.status).toBe('blocked');
+      expect(blocked.blocker.reason).toContain(`runs failed: 2 runs in a row failed (last ${r2.id}: ${r2.cause}; outside the agent)`);
+      expect(blocked.blocker.recovery).toContain(`holon reopen ${id}`);
+      expect((await a.h(['runs'])).stdout).toMatch(new RegExp(`${r2.id} .*${status} \\(blocked item\\)`));
+      // Blocked: not run again, however late; an event meanwhile still joins the pending wake.
+      const late = a.api.requests.length;
+      const meanwhile = await a.h(['notify', 'ci:run/42']);
+      expect(meanwhile.stderr).toContain(`joined the pending wake of wait ${wait} of ${id}`);
+      expect((await a.pass(Date.parse(r2.ended_at) + 24 * 3600_000)).runs).toEqual([]);
+      expect(a.api.requests).toHaveLength(late);
+
+      // 5. The cause is gone (the API answers again, the CLI is installed); a reopen runs the same wake.
+      a.api.outage(null);
+      if (o.missing) a.runner(`{preset: ${preset}}`);
+      // The short timeout was only there to end the hang soon; a healthy run gets the usual time.
+      if (o.turn?.hang) a.runTimeout('2m');
+      a.api.push({ shell: `holon progress ${id} "the API is back; reviewed the diff"` }, { text: 'Done.' });
+      expect((await a.h(['reopen', id])).code).toBe(0);
+      const before = a.api.mainRequests.length;
+      const [r3] = (await a.pass()).runs;
+      expect(r3, a.log(r3)).toMatchObject({ status: 'ok', progress: true, cause: null, outside: false, blocked: false });
+      const last = meanwhile.stdout.trim();
+      expect(r3.wakes).toEqual(expect.arrayContaining([{ reason: 'wait_triggered', wait, event: joined }, { reason: 'wait_triggered', wait, event: last }]));
+      const prompt = requestText(a.api.mainRequests[before].body);
+      expect(prompt).toContain(`Also for wait ${wait}: event ${joined}`);
+      expect(prompt).toContain(`Also for wait ${wait}: event ${last}`);
+      const after = await a.json(['show', id]);
+      expect(after.status).toBe('open');
+      expect(JSON.stringify(after)).toContain('the API is back; reviewed the diff');
+      // The successful run consumed the wake: nothing more, however late.
+      const done = a.api.requests.length;
+      expect((await a.pass(Date.parse(r3.ended_at) + 24 * 3600_000)).runs).toEqual([]);
+      expect(a.api.requests).toHaveLength(done);
     });
 
-    it('a model API that never answers ends at the run timeout, its process group killed', async () => {
-      const a = await setup(preset, { runTimeout: '4s' });
+    it('a model API that cannot be reached: the run ends at its timeout, and the cause says what the CLI was stuck on', async () => {
+      // Claude Code retries a refused connection itself (10 times by default: on again here); codex
+      // waits for the network. Neither ends by itself within the run timeout.
+      const a = await setup(preset, { runTimeout: '8s', env: preset === 'claude' ? { CLAUDE_CODE_MAX_RETRIES: '10' } : {} });
+      await a.api.close();
       await a.create('Review PR #102');
-      a.api.push({ hang: true }, { hang: true });
-      const [r] = await a.once();
-      expect(r).toMatchObject({ status: 'timeout', progress: false });
-      expect(r.error).toMatch(/run timeout/);
-      expect(a.api.mainRequests.length).toBeGreaterThan(0);
+      const { runs: [r], log } = await a.pass();
+      expect(r, a.log(r)).toMatchObject({ status: 'timeout', outside: true, progress: false });
+      expect(r.cause).toMatch(/^no result within the run timeout \(8s\); its process group was killed; the runner last said: /);
+      expect(r.cause).toMatch(preset === 'claude' ? /last said: API error: Claude Code was still retrying the model API \(attempt \d+ of 10: no answer/ : /last said: Reconnecting\.\.\. waiting for network/);
+      expect(log).toContain(` - ${r.cause} [outside the agent]; retry 1 of 3 at `);
     });
 
-    it('a CLI that is not installed is a failed run naming the missing executable, and no model request', async () => {
-      const a = await setup(preset, { runner: `{preset: ${preset}, command: /nonexistent/${preset}}` });
-      await a.create('Review PR #102');
-      const [r] = await a.once();
-      expect(r).toMatchObject({ status: 'error', progress: false });
-      expect(r.error).toMatch(new RegExp(`ENOENT.*/nonexistent/${preset}|/nonexistent/${preset}.*ENOENT`));
-      expect(a.api.requests).toHaveLength(0);
+    it('a retry after an API error resumes the session and records only its own tokens', async () => {
+      const a = await setup(preset, { watch: { retry_limit: 1, retry_delay: '10m', retry_max_delay: '1h' } });
+      const id = await a.create('Review PR #102');
+      const turns = (note: string): Turn[] => [
+        { shell: `holon progress ${id} "${note}"`, usage: { input: 700, cache_read: 900, cache_write: 300, output: 30, reasoning: 7 } },
+        { text: 'Recorded.', usage: { input: 40, cache_read: 1800, cache_write: 0, output: 10, reasoning: 0 } },
+      ];
+      a.api.push(...turns('read the diff'));
+      const [r0] = await a.once();
+      expect(r0, a.log(r0)).toMatchObject({ status: 'ok', progress: true });
+      expect(r0.tokens).toEqual(expected(preset, turns('read the diff')));
+      const wait = (await a.json(['wait', id, '--for', 'external:ci:run/42', '--reason', 'CI'])).wait.id;
+
+      expect((await a.h(['notify', 'ci:run/42'])).code).toBe(0);
+      a.api.outage({ fail: 500 });
+      const [r1] = await a.once();
+      expect(r1, a.log(r1)).toMatchObject({ status: 'error', outside: true, resumed_session: r0.session_id });
+
+      a.api.outage(null);
+      a.api.push(...turns('CI passed'));
+      const { runs: [r2] } = await a.pass(Date.parse(r1.ended_at) + 10 * 60_000 + 1000);
+      expect(r2, a.log(r2)).toMatchObject({ status: 'ok', progress: true, session_id: r0.session_id, resumed_session: r0.session_id });
+      expect(r2.wakes).toContainEqual(expect.objectContaining({ reason: 'wait_triggered', wait }));
+      // This run's figures: neither the first run's nor the failed one's.
+      expect(r2.tokens).toEqual(expected(preset, turns('CI passed')));
+      if (preset === 'claude') expect(r2.cost_usd).toBeCloseTo(r0.cost_usd, 10);
+      // The model saw the conversation before the outage.
+      expect(requestText(a.api.mainRequests.at(-2)!.body)).toContain('read the diff');
+      // The item's sum is the two runs that got answers: the failed one used nothing.
+      const both = expected(preset, [...turns('read the diff'), ...turns('CI passed')]);
+      expect(await a.json(['show', id])).toMatchObject({ runs: 3, tokens: both });
+    });
+
+    it('a running watcher retries after retry_delay by itself, blocks the item, and runs it again when someone reopens it', async () => {
+      const a = await setup(preset, { watch: { retry_limit: 1, retry_delay: '1s', retry_max_delay: '1s' } });
+      const id = await a.create('Review PR #102');
+      a.api.outage({ fail: 500 });
+      const w = a.watch();
+      // The log line comes once the run is recorded.
+      await w.waitFor(new RegExp(`${id} blocked after 2 failed runs \\(fix the cause, then holon reopen ${id}\\)`), 60_000);
+      expect(a.runs().map((r: any) => [r.status, r.outside, r.blocked, r.reasons])).toEqual([['error', true, false, ['new_work']], ['error', true, true, ['new_work']]]);
+      expect((await a.json(['show', id])).status).toBe('blocked');
+      const asked = a.api.mainRequests.length;
+      a.api.outage(null);
+      a.api.push({ shell: `holon progress ${id} "the API is back"` }, { text: 'Done.' });
+      expect((await a.h(['reopen', id])).code).toBe(0);
+      const [, ran] = await w.waitFor(/run (r-\S+) ended: ok/, 60_000);
+      const ok = a.runs().find((r: any) => r.id === ran);
+      expect(ok).toMatchObject({ status: 'ok', progress: true, reasons: ['new_work'] });
+      expect(a.api.mainRequests.length).toBeGreaterThan(asked);
+      // Nothing more: the successful run consumed the wake.
+      expect(a.runs()).toHaveLength(3);
     });
 
     it('an idle home makes no model request', async () => {
@@ -158,7 +311,7 @@ export function agentSuite(preset: Preset): void {
       const a = await setup(preset, preset === 'codex' ? { runner: '{preset: codex, args: ["-c", "allow_login_shell=true"]}' } : {});
       const id = await a.create('Review PR #102');
       a.api.push({ shell: preset === 'claude' ? 'touch pwned.txt' : `holon progress ${id} "read the diff"` }, { text: 'Done.' });
-      const [r] = await a.once();
+      const { runs: [r], log } = await a.pass();
       expect(r.progress).toBe(false);
       const report = (preset === 'claude' ? parseClaudeOutput : parseCodexOutput)(a.log(r));
       if (preset === 'claude') {
@@ -168,6 +321,13 @@ export function agentSuite(preset: Preset): void {
         expect(report.problems).toHaveLength(1);
         expect(report.problems[0]).toMatch(/holon: command not found \(in: \/bin\/bash -lc 'holon progress/);
       }
+      // The record keeps the problems; a run they left without progress failed, by the agent's own
+      // setup (no API was at fault), and says so in the watch log, `holon runs` and `holon runs show`.
+      expect(r).toMatchObject({ status: 'error', outside: false, problems: report.problems, cause: report.problems[0] });
+      expect(log).toContain(`run ${r.id} ended: error (exit 0) - ${r.cause} [the agent]; retry 1 of 3 at `);
+      expect((await a.h(['runs'])).stdout).toContain(r.cause.slice(0, 80));
+      expect((await a.json(['runs'])).runs).toEqual([expect.objectContaining({ id: r.id, problems: report.problems })]);
+      expect((await a.h(['runs', 'show', r.id])).stdout).toContain(`problem: ${report.problems[0]}\n`);
     });
 
     it('a prompt longer than one argument may be (128 KiB) reaches the model whole', async () => {

@@ -32,6 +32,9 @@ describe.each<[string, Partial<RunnerReport>, RegExp | null, RegExp | null]>([
   ['codex-http-500.jsonl', { ok: false, outside: true, tokens: null, problems: [] }, /high demand/, null],
   ['codex-http-429.jsonl', { ok: false, outside: true, tokens: null }, /^exceeded retry limit, last status: 429 Too Many Requests$/, null],
   ['codex-malformed.jsonl', { ok: false, outside: true, tokens: null }, /^stream disconnected before completion/, null],
+  // The model API unreachable, the CLI killed after 6 s (as a run timeout does).
+  ['claude-api-down.jsonl', { ok: false, outside: true, tokens: null }, /^API error: Claude Code was still retrying the model API \(attempt 4 of 10: no answer \(unknown\)\)$/, null],
+  ['codex-api-down.jsonl', { ok: false, outside: true, tokens: null }, /^Reconnecting\.\.\. waiting for network \(Connection failed: error sending request\)$/, null],
 ])('%s', (name, facts, error, problem) => {
   it('reports what the run did', () => {
     const r = parse(name);

@@ -1,5 +1,6 @@
 import { CommanderError } from 'commander';
 import { HolonError, EXIT } from '../core/errors.js';
+import { fsRefusal } from '../store/fs-errors.js';
 import { buildProgram } from './program.js';
 
 /** The only place that turns errors into messages and exit codes. */
@@ -20,6 +21,8 @@ function report(err: unknown): number {
     if (usageLine) process.stderr.write(`${usageLine}\n(run with --help for details)\n`);
     return EXIT.usage;
   }
+  // A file-system refusal no layer below named (read-only, full, no permission) is still expected input.
+  err = fsRefusal(err) ?? err;
   if (err instanceof HolonError) {
     process.stderr.write(`holon: ${err.message}\n`);
     if (err.hint) process.stderr.write(`  fix: ${err.hint.split('\n').join('\n       ')}\n`);

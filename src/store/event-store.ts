@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { formatId } from '../core/ids.js';
@@ -8,6 +8,7 @@ import { writeFileAtomic } from './atomic-write.js';
 import { inboxDir, serializeEvent } from './events.js';
 import { agentDir, type Home } from './home.js';
 import { problemError } from './work-store.js';
+import { readRecordText } from './record-file.js';
 
 /** Admitted events: agents/A/events/ID.yaml (moved there from inbox/ with their disposition). */
 export const eventsDir = (home: Home, agent: string) => join(agentDir(home, agent), 'events');
@@ -46,7 +47,7 @@ export function checkEventData(d: Record<string, unknown>, file: string, id: str
 
 export function readEventFile(file: string): HolonEvent {
   try {
-    return eventFromData(parseYamlRecord(readFileSync(file, 'utf8'), file, 'id: "e-4f2a9c1k"').data);
+    return eventFromData(parseYamlRecord(readRecordText(file), file, 'id: "e-4f2a9c1k"').data);
   } catch (err) {
     if (err instanceof RecordParseError) throw problemError(err.problem);
     throw err;
@@ -120,7 +121,7 @@ export function recentOperatorEvents(home: Home, agent: string, sinceMs: number)
     const file = join(dir, `${id}.yaml`);
     try {
       if (statSync(file).mtimeMs < floor) continue;
-      if (!readFileSync(file, 'utf8').includes('source: "operator"')) continue;
+      if (!readRecordText(file).includes('source: "operator"')) continue;
       out.push(readEventFile(file));
     } catch {
       // gone or broken: `holon check` reports broken records

@@ -10,6 +10,7 @@ import { writeFileAtomic } from './atomic-write.js';
 import { agentDir, listAgents, type Home } from './home.js';
 import { withLock } from './lock.js';
 import { problemError } from './work-store.js';
+import { readRecordText } from './record-file.js';
 
 /** One timer per file: agents/A/timers/ID.yaml. */
 export const timersDir = (home: Home, agent: string) => join(agentDir(home, agent), 'timers');
@@ -71,9 +72,10 @@ export function timerFromData(d: Record<string, unknown>): Timer {
 export function readTimerFile(file: string, id: string): Timer {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readRecordText(file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw notFound(`no timer file ${file}`);
+    if (err instanceof RecordParseError) throw problemError(err.problem);
     throw err;
   }
   try {

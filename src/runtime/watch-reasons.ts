@@ -10,6 +10,7 @@ import { loadAgentWork } from '../store/work-index.js';
 import { newOperatorNudges } from '../store/operator-events.js';
 import type { Wake } from './tick.js';
 import { isLive } from '../core/wait-matching.js';
+import { firedTimerWakes } from './timer-wakes.js';
 
 const live = (i: WorkSummary) => i.waits.some(isLive);
 
@@ -79,6 +80,7 @@ export function pendingWakes(home: Home, agents: string[], covered: Covered): Wa
       }
     }
   }
+  wakes.push(...firedTimerWakes(home, agents, covered.keys));
   return wakes;
 }
 

@@ -5,6 +5,7 @@ import { listTimers } from '../store/timers.js';
 import { loadAgentWork } from '../store/work-index.js';
 import { admitQueued, wakesOf } from './admission.js';
 import { expireRechecks } from './rechecks.js';
+import { repairDoneItems } from './repair.js';
 import { reportFinishedTasks } from './tasks.js';
 import { fireDueTimers, settleCancelledTimerWaits } from './timers.js';
 
@@ -39,6 +40,8 @@ export interface TickReport {
 export async function tick(home: Home, nowMs: number, opts: { agents?: string[] } = {}): Promise<TickReport> {
   const agents = opts.agents ?? listAgents(home);
   const tasks_finished = await reportFinishedTasks(home, nowMs, agents);
+  // Before timers: a done item's timer left by a killed `complete` is cancelled, not fired.
+  await repairDoneItems(home, agents, nowMs);
   const timers_fired = await fireDueTimers(home, agents, nowMs);
   await settleCancelledTimerWaits(home, agents, nowMs);
   const admitted = await admitQueued(home, agents, nowMs);

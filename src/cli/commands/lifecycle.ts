@@ -7,10 +7,12 @@ import { locateWork, mutateWork, readWorkFile, type WorkRef } from '../../store/
 import type { Ctx } from '../context.js';
 import { note, out, printJson } from '../output.js';
 import { cancelItemTimers } from '../../runtime/timers.js';
+import { crashPoint } from '../../runtime/crash-point.js';
 import { targetItem } from '../work-args.js';
 
 async function apply(ctx: Ctx, ref: WorkRef, json: boolean | undefined, fn: (d: WorkDoc) => WorkDoc, say: (d: WorkDoc) => string): Promise<void> {
   const { doc, changed } = await mutateWork(ctx.home(), ref, ctx.nowMs, fn);
+  crashPoint('item-done');
   // A finished item's own timers would only wake the agent for nothing: they are cancelled with it.
   const { cancelled: timers_cancelled, busy } = doc.item.status === 'done' ? await cancelItemTimers(ctx.home(), ref.agent, ref.id, ctx.nowMs) : { cancelled: [], busy: [] };
   for (const t of busy) note(`holon: timer ${t} of ${ref.id} could not be cancelled now (busy or unreadable); cancel it with \`holon timer cancel ${t}\``);

@@ -77,6 +77,51 @@ function readEventsIn(dir: string): HolonEvent[] {
   return out.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
 }
 
+/** Per inbox folder: each queued file's created_at, read once per process (queued records never change). */
+const queuedAt = new Map<string, Map<string, string>>();
+const CREATED_AT = /^created_at: "([^"\n]*)"/m;
+
+/**
+ * Ids of an agent's queued events, oldest first (created_at, then id), without keeping their records:
+ * a backlog of any size costs one listing of the folder and one small read per new file, so admission
+ * stays at the same rate and in bounded memory however many events wait.
+ */
+export function queuedIds(home: Home, agent: string): string[] {
+  const dir = inboxDir(home, agent);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    queuedAt.delete(dir);
+    return [];
+  }
+  const known = queuedAt.get(dir) ?? new Map<string, string>();
+  const next = new Map<string, string>();
+  for (const name of names) {
+    if (!name.endsWith('.yaml')) continue;
+    let at = known.get(name);
+    if (at === undefined) {
+      try {
+        at = CREATED_AT.exec(readRecordText(join(dir, name)))?.[1] ?? '';
+      } catch {
+        continue; // gone, or not a regular file: `holon check` names it
+      }
+    }
+    next.set(name, at);
+  }
+  queuedAt.set(dir, next);
+  return [...next].sort((a, b) => a[1].localeCompare(b[1]) || a[0].localeCompare(b[0])).map(([name]) => name.slice(0, -5));
+}
+
+/** Whether an agent has a queued event, without reading any. */
+export function hasQueued(home: Home, agent: string): boolean {
+  try {
+    return readdirSync(inboxDir(home, agent)).some((f) => f.endsWith('.yaml'));
+  } catch {
+    return false;
+  }
+}
+
 /** Queued events of an agent, oldest first; unreadable files are skipped. */
 export const listInbox = (home: Home, agent: string) => readEventsIn(inboxDir(home, agent));
 

@@ -37,11 +37,14 @@ export function checkTimerData(d: Record<string, unknown>, file: string, id: str
   }
   if (d.status === 'active' && !d.next_due_at) add('an active timer has no next_due_at', TIMER_EXAMPLE);
   if (d.every != null) {
+    let ms: number | null = null;
     try {
-      parseDuration(String(d.every));
+      ms = parseDuration(String(d.every));
     } catch {
       add(`every "${String(d.every)}" is not a duration`, 'every: "1h"');
     }
+    // As \`timer add --every\` refuses: a sub-second repeat would fire on every pass of the watcher.
+    if (ms !== null && (ms < 1000 || ms % 1000)) add(`every "${String(d.every)}" is not a whole number of seconds of at least 1s`, 'every: "1s", "90s" or "1h"');
   }
   return p;
 }

@@ -2,6 +2,7 @@ import { CommanderError, type Command } from 'commander';
 import { closeMatches } from '../core/ids.js';
 import { HolonError, EXIT, usage, type ErrorKind } from '../core/errors.js';
 import { printJson } from './output.js';
+import { fsRefusal } from '../store/fs-errors.js';
 import { buildProgram } from './program.js';
 
 /** The only place that turns errors into messages and exit codes. */
@@ -54,6 +55,8 @@ function describe(err: unknown): Failure | null {
     const message = err.message.replace(/^error: /, '');
     return { kind: 'usage', message, fix: usageLine ?? null, lines: usageLine ? [`${usageLine}`, '(run with --help for details)'] : [] };
   }
+  // A file-system refusal no layer below named (read-only, full, no permission) is still expected input.
+  err = fsRefusal(err) ?? err;
   if (err instanceof HolonError) {
     const lines = [`holon: ${err.message}`];
     if (err.hint) lines.push(`  fix: ${err.hint.split('\n').join('\n       ')}`);

@@ -30,10 +30,15 @@ export function checkNotify(input: NotifyInput): { resource: string; mode: Event
   return { resource: input.resource, mode: input.mode as EventMode, source: input.source as EventSource, payload: input.payload };
 }
 
+/** Unicode bidirectional embeddings, overrides and isolates (Trojan Source). */
+export const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069]/;
+
 export function checkPayload(payload: string | null): void {
   if (payload == null) return;
   const bytes = Buffer.byteLength(payload, 'utf8');
   if (bytes > MAX_PAYLOAD_BYTES) throw invalid(`payload is ${bytes} bytes; the limit is ${MAX_PAYLOAD_BYTES} (64 KiB)`, 'send a summary, or put the data in a file and send its path');
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(payload)) throw invalid('payload contains control characters (binary data?)', 'send text; encode binary data (base64) or send a path to it');
+  if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/.test(payload)) throw invalid('payload contains control characters (binary data?)', 'send text; encode binary data (base64) or send a path to it');
+  // Bidirectional embeddings, overrides and isolates make text read differently from what it is.
+  if (BIDI_CONTROLS.test(payload)) throw invalid('payload contains bidirectional control characters (U+202A-U+202E, U+2066-U+2069)', 'send plain text without direction overrides');
 }

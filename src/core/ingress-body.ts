@@ -11,6 +11,23 @@ export interface NotifyInput {
   work_item: string | null;
 }
 
+/** Deepest nesting of arrays and objects a payload may have (JSON.stringify recurses over it). */
+export const MAX_DEPTH = 64;
+
+/** How deeply `v` nests, counted without recursion (a 256 KiB body can nest 100,000 levels). */
+export function depth(v: unknown): number {
+  let max = 0;
+  const stack: Array<[unknown, number]> = [[v, 1]];
+  while (stack.length) {
+    const [x, d] = stack.pop()!;
+    if (!x || typeof x !== 'object') continue;
+    if (d > max) max = d;
+    if (max > MAX_DEPTH) return max;
+    for (const c of Object.values(x as object)) if (c && typeof c === 'object') stack.push([c, d + 1]);
+  }
+  return max;
+}
+
 /**
  * Validates a notification body ({resource, mode, payload}); throws HolonError(invalid) saying what
  * is wrong. A payload object is kept as its JSON text: outside payloads are data, never instructions.
@@ -28,6 +45,7 @@ export function parseNotifyInput(body: unknown): NotifyInput {
     throw invalid(`"mode" must be one of ${EVENT_MODES.join(', ')}`, example);
   }
   let payload: string | null = null;
+  if (depth(b.payload) > MAX_DEPTH) throw invalid(`"payload" is nested deeper than ${MAX_DEPTH} levels`, 'send a flatter payload, or send it as a string');
   if (b.payload !== undefined && b.payload !== null) payload = typeof b.payload === 'string' ? b.payload : JSON.stringify(b.payload);
   checkPayload(payload);
   let workItem: string | null = null;

@@ -96,7 +96,12 @@ export function buildResume(input: ResumeInput): ResumeContext {
   };
 }
 
-export const fence = (text: string, label = 'untrusted') => {
+/** Control characters (C0 but tab and newline, DEL, C1) and bidi controls shown as U+FFFD: a record written before they were refused, or edited by hand, still cannot steer a terminal or hide text. */
+// eslint-disable-next-line no-control-regex
+const neutral = (text: string) => text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '\uFFFD');
+
+export const fence = (raw: string, label = 'untrusted') => {
+  const text = neutral(raw);
   // Longer than any backtick run in the text, so a payload cannot close the fence and pose as holon.
   const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((r) => r.length));
   const ticks = '`'.repeat(Math.max(3, longest + 1));

@@ -5,6 +5,7 @@ import { viewOf, type WorkDoc, type WorkView } from '../core/workitem.js';
 import { readEntries } from '../core/body.js';
 import { locateWork, mutateWork, readWorkFile, type WorkRef } from '../store/work-store.js';
 import { cancelItemTimers } from '../runtime/timers.js';
+import { crashPoint } from '../runtime/crash-point.js';
 import type { OpsCtx } from './context.js';
 import { authorityCheck } from './holder.js';
 
@@ -20,6 +21,7 @@ export interface Transitioned {
 async function apply(ctx: OpsCtx, ref: WorkRef, verb: string, fn: (d: WorkDoc) => WorkDoc): Promise<Transitioned> {
   const authorized = authorityCheck(ctx, verb);
   const { doc, changed } = await mutateWork(ctx.home(), ref, ctx.nowMs, (d) => (authorized(d.item), fn(d)));
+  crashPoint('item-done');
   // A finished item's own timers would only wake the agent for nothing: they are cancelled with it.
   const { cancelled, busy } = doc.item.status === 'done' ? await cancelItemTimers(ctx.home(), ref.agent, ref.id, ctx.nowMs) : { cancelled: [], busy: [] };
   return { item: viewOf(doc), changed, timers_cancelled: cancelled, timers_busy: busy };

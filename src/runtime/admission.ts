@@ -5,7 +5,7 @@ import { joinWaits, matchWaits, type MatchItem } from '../core/wait-matching.js'
 import { consumedWaits } from '../store/runs.js';
 import { iso } from '../core/time.js';
 import type { HolonEvent } from '../core/types.js';
-import { inboxFile, listInbox, readAdmitted, readEventFile, storeAdmitted } from '../store/event-store.js';
+import { inboxFile, queuedIds, readAdmitted, readEventFile, storeAdmitted } from '../store/event-store.js';
 import type { Home } from '../store/home.js';
 import { withLock } from '../store/lock.js';
 import { loadAgentWork } from '../store/work-index.js';
@@ -81,15 +81,25 @@ export function wakesOf(ev: HolonEvent): Wake[] {
   return ev.source === 'operator' ? [{ agent: ev.agent, work_item: ev.work_item, reason: 'operator_message', event: ev.id }] : [];
 }
 
-/** The tick's admission phase: every queued event of the agents, oldest first. */
-export async function admitQueued(home: Home, agents: string[], nowMs: number): Promise<HolonEvent[]> {
+/** How many queued events one watch pass admits: a backlog drains in slices, each pass also fires timers. */
+export const WATCH_ADMIT_SLICE = 500;
+
+/**
+ * The tick's admission phase: the queued events of the agents, oldest first, at most `limit` of them
+ * (the watcher admits a backlog in slices, so timers and runs are not held up behind it; the rest is
+ * due at once). Each event is read when it is admitted, never all of them at once.
+ */
+export async function admitQueued(home: Home, agents: string[], nowMs: number, limit = Infinity): Promise<HolonEvent[]> {
   const out: HolonEvent[] = [];
+  let left = limit;
   for (const agent of agents) {
-    const queued = listInbox(home, agent);
+    if (left <= 0) break;
+    const queued = queuedIds(home, agent).slice(0, left === Infinity ? undefined : left);
     if (!queued.length) continue;
+    left -= queued.length;
     const items = loadAgentWork(home, agent).items;
-    for (const ev of queued) {
-      const r = await skipBusy(() => admitEvent(home, agent, ev.id, nowMs, { items }));
+    for (const id of queued) {
+      const r = await skipBusy(() => admitEvent(home, agent, id, nowMs, { items }));
       if (r?.admitted_now) out.push(r.event);
     }
   }

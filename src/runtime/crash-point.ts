@@ -1,5 +1,5 @@
 /**
- * Crash tests: `HOLON_TEST_KILL_AT=timer-event` (or `admission`, `timer-cancel`) makes the process SIGKILL itself at
+ * Crash tests: `HOLON_TEST_KILL_AT=timer-event` (or `admission`, `timer-cancel`, `item-done`) makes the process SIGKILL itself at
  * that point, so a test can prove a rerun repairs the half-done step without doing anything twice.
  * `NAME@N` kills at the N-th time the process reaches the point (a crash mid-way through a batch, on any machine).
  */

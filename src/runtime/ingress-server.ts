@@ -7,6 +7,8 @@ import type { Home } from '../store/home.js';
 import { matchToken, readTokens } from '../store/ingress-tokens.js';
 
 export const MAX_BODY = 256 * 1024;
+export const HEADERS_TIMEOUT_MS = 10_000;
+export const REQUEST_TIMEOUT_MS = 30_000;
 
 export interface IngressServer {
   server: Server;
@@ -91,7 +93,9 @@ export function startIngress(home: Home, listen: string, onEvent: (agent: string
     send(res, 202, { event: ev.id, agent: token.agent, status: 'queued' });
     onEvent(token.agent, ev.id);
   };
-  const server = createServer((req, res) => {
+  // Slow clients are cut by these, not by Node's defaults (minutes): headers within 10 s, the whole
+  // request within 30 s, checked every second.
+  const server = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 1000 }, (req, res) => {
     handle(req, res).catch((err) => {
       log(`ingress: request failed: ${(err as Error).message}`);
       if (!res.headersSent) send(res, 500, { error: 'internal error' });

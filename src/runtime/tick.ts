@@ -1,11 +1,12 @@
 import { iso } from '../core/time.js';
 import { earliest } from '../core/schedule.js';
-import { listInbox } from '../store/event-store.js';
+import { hasQueued } from '../store/event-store.js';
 import { listAgents, type Home } from '../store/home.js';
 import { listTimers } from '../store/timers.js';
 import { loadAgentWork } from '../store/work-index.js';
 import { admitQueued, wakesOf } from './admission.js';
 import { expireRechecks } from './rechecks.js';
+import { repairDoneItems } from './repair.js';
 import { reportFinishedTasks } from './tasks.js';
 import { reportInterruptedCommands } from './threads.js';
 import { listThreads } from '../store/threads.js';
@@ -41,13 +42,15 @@ export interface TickReport {
  * expired rechecks (a wait whose event arrived in this same pass is triggered, not expired).
  * Shared by `holon tick` and `holon watch`; every step is locked and safe to rerun after a crash.
  */
-export async function tick(home: Home, nowMs: number, opts: { agents?: string[] } = {}): Promise<TickReport> {
+export async function tick(home: Home, nowMs: number, opts: { agents?: string[]; admitLimit?: number } = {}): Promise<TickReport> {
   const agents = opts.agents ?? listAgents(home);
   const tasks_finished = await reportFinishedTasks(home, nowMs, agents);
   const thread_commands_interrupted = await reportInterruptedCommands(home, listThreads(home, agents), nowMs);
+  // Before timers: a done item's timer left by a killed `complete` is cancelled, not fired.
+  await repairDoneItems(home, agents, nowMs);
   const timers_fired = await fireDueTimers(home, agents, nowMs);
   await settleCancelledTimerWaits(home, agents, nowMs);
-  const admitted = await admitQueued(home, agents, nowMs);
+  const admitted = await admitQueued(home, agents, nowMs, opts.admitLimit);
   const rechecks_expired = await expireRechecks(home, agents, nowMs);
   const wakes: Wake[] = [];
   for (const f of timers_fired) wakes.push({ agent: f.agent, work_item: f.work_item, reason: 'timer_fired', timer: f.timer, event: f.event });
@@ -75,7 +78,7 @@ export function nextDueMs(home: Home, opts: { agents?: string[]; leasesAfterMs?:
   const agents = opts.agents ?? listAgents(home);
   const times: Array<string | null> = [];
   for (const agent of agents) {
-    if (listInbox(home, agent).length) return 0;
+    if (hasQueued(home, agent)) return 0;
     for (const t of listTimers(home, agent).timers) if (t.status === 'active') times.push(t.next_due_at);
     for (const item of loadAgentWork(home, agent).items) {
       if (item.status === 'done') continue;

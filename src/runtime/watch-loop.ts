@@ -14,6 +14,7 @@ import type { WatchSettings } from '../core/watch-settings.js';
 import { listRuns } from '../store/runs.js';
 import { endedLine } from './run-log.js';
 import { nextDueMs, tick, type Wake } from './tick.js';
+import { WATCH_ADMIT_SLICE } from './admission.js';
 
 export interface WatchOptions {
   agents?: string[];
@@ -137,7 +138,7 @@ export class Watcher {
   private async passOnce(): Promise<void> {
     if (this.stopping) return;
     const agents = this.agents();
-    const report = await tick(this.home, Date.now(), { agents });
+    const report = await tick(this.home, Date.now(), { agents, admitLimit: WATCH_ADMIT_SLICE });
     for (const t of report.timers_fired) {
       const late = (t as { late_ms?: number }).late_ms;
       this.opts.log(`timer ${t.timer} fired for ${t.agent}${t.work_item ? ` (${t.work_item})` : ''}${late !== undefined ? `, late ${late}ms` : ''}${t.missed_count ? `, ${t.missed_count} missed` : ''}`);

@@ -12,6 +12,7 @@ import { newOperatorNudges } from '../store/operator-events.js';
 import type { Wake } from './tick.js';
 import { retryPlan, type RetryPlan, type RetrySettings } from '../core/run-retry.js';
 import { isLive } from '../core/wait-matching.js';
+import { firedTimerWakes } from './timer-wakes.js';
 
 const live = (i: WorkSummary) => i.waits.some(isLive);
 
@@ -124,6 +125,7 @@ export function pendingWakes(home: Home, agents: string[], covered: Covered): Wa
       }
     }
   }
+  wakes.push(...firedTimerWakes(home, agents, covered.keys));
   return wakes;
 }
 

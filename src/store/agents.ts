@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseMarkdownRecord, RecordParseError } from '../core/record-codec.js';
 import { agentDir, type Home } from './home.js';
 import { problemError } from './work-store.js';
+import { readRecordText } from './record-file.js';
 
 /** An agent's AGENTS.md: front matter (runner, capabilities, policy, authority) and its role text. */
 export interface AgentProfile {
@@ -17,7 +17,13 @@ export const AGENTS_EXAMPLE = 'AGENTS.md starts with its front matter, e.g.:\n--
 
 export function readAgent(home: Home, name: string): AgentProfile {
   const file = join(agentDir(home, name), 'AGENTS.md');
-  const text = readFileSync(file, 'utf8');
+  let text: string;
+  try {
+    text = readRecordText(file);
+  } catch (err) {
+    if (err instanceof RecordParseError) throw problemError(err.problem);
+    throw err;
+  }
   if (!text.startsWith('---')) return { name, file, config: {}, role: text };
   try {
     const rec = parseMarkdownRecord(text, file, AGENTS_EXAMPLE);

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { formatId } from '../core/ids.js';
@@ -8,6 +8,7 @@ import { writeFileAtomic } from './atomic-write.js';
 import { inboxDir, serializeEvent } from './events.js';
 import { agentDir, type Home } from './home.js';
 import { problemError } from './work-store.js';
+import { readRecordText } from './record-file.js';
 
 /** Admitted events: agents/A/events/ID.yaml (moved there from inbox/ with their disposition). */
 export const eventsDir = (home: Home, agent: string) => join(agentDir(home, agent), 'events');
@@ -46,7 +47,7 @@ export function checkEventData(d: Record<string, unknown>, file: string, id: str
 
 export function readEventFile(file: string): HolonEvent {
   try {
-    return eventFromData(parseYamlRecord(readFileSync(file, 'utf8'), file, 'id: "e-4f2a9c1k"').data);
+    return eventFromData(parseYamlRecord(readRecordText(file), file, 'id: "e-4f2a9c1k"').data);
   } catch (err) {
     if (err instanceof RecordParseError) throw problemError(err.problem);
     throw err;
@@ -74,6 +75,51 @@ function readEventsIn(dir: string): HolonEvent[] {
     }
   }
   return out.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+}
+
+/** Per inbox folder: each queued file's created_at, read once per process (queued records never change). */
+const queuedAt = new Map<string, Map<string, string>>();
+const CREATED_AT = /^created_at: "([^"\n]*)"/m;
+
+/**
+ * Ids of an agent's queued events, oldest first (created_at, then id), without keeping their records:
+ * a backlog of any size costs one listing of the folder and one small read per new file, so admission
+ * stays at the same rate and in bounded memory however many events wait.
+ */
+export function queuedIds(home: Home, agent: string): string[] {
+  const dir = inboxDir(home, agent);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    queuedAt.delete(dir);
+    return [];
+  }
+  const known = queuedAt.get(dir) ?? new Map<string, string>();
+  const next = new Map<string, string>();
+  for (const name of names) {
+    if (!name.endsWith('.yaml')) continue;
+    let at = known.get(name);
+    if (at === undefined) {
+      try {
+        at = CREATED_AT.exec(readRecordText(join(dir, name)))?.[1] ?? '';
+      } catch {
+        continue; // gone, or not a regular file: `holon check` names it
+      }
+    }
+    next.set(name, at);
+  }
+  queuedAt.set(dir, next);
+  return [...next].sort((a, b) => a[1].localeCompare(b[1]) || a[0].localeCompare(b[0])).map(([name]) => name.slice(0, -5));
+}
+
+/** Whether an agent has a queued event, without reading any. */
+export function hasQueued(home: Home, agent: string): boolean {
+  try {
+    return readdirSync(inboxDir(home, agent)).some((f) => f.endsWith('.yaml'));
+  } catch {
+    return false;
+  }
 }
 
 /** Queued events of an agent, oldest first; unreadable files are skipped. */
@@ -120,7 +166,7 @@ export function recentOperatorEvents(home: Home, agent: string, sinceMs: number)
     const file = join(dir, `${id}.yaml`);
     try {
       if (statSync(file).mtimeMs < floor) continue;
-      if (!readFileSync(file, 'utf8').includes('source: "operator"')) continue;
+      if (!readRecordText(file).includes('source: "operator"')) continue;
       out.push(readEventFile(file));
     } catch {
       // gone or broken: `holon check` reports broken records

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { yamlLib } from '../core/yaml-lib.js';
 import { yamlValue } from '../core/record-codec.js';
@@ -6,6 +5,7 @@ import { iso } from '../core/time.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { agentDir, type Home } from './home.js';
 import { withLock } from './lock.js';
+import { readRecordText } from './record-file.js';
 
 /**
  * An agent's focus (its current WorkItem) lives in agents/NAME/focus.yaml, committed with the rest,
@@ -20,7 +20,7 @@ const focusFile = (home: Home, agent: string) => join(agentDir(home, agent), 'fo
 
 export function readFocus(home: Home, agent: string): Focus {
   try {
-    const d = yamlLib().parse(readFileSync(focusFile(home, agent), 'utf8')) as Partial<Focus> | null;
+    const d = yamlLib().parse(readRecordText(focusFile(home, agent))) as Partial<Focus> | null;
     return { work_item: d?.work_item ? String(d.work_item) : null, since: d?.since ? String(d.since) : null };
   } catch {
     return { work_item: null, since: null };

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { yamlLib } from '../core/yaml-lib.js';
 import type { FrontierInput, Workspace } from '../core/frontier.js';
@@ -8,6 +8,7 @@ import { capabilityStates } from './capabilities.js';
 import { loadGraph, type LoadedGraph } from './graph-index.js';
 import { agentDir, type Home } from './home.js';
 import { readWorkspace } from './workspace.js';
+import { readRecordText } from './record-file.js';
 
 const eventsDir = (home: Home, agent: string) => join(agentDir(home, agent), 'events');
 
@@ -23,7 +24,7 @@ export function admittedEventResources(home: Home, agent: string): Set<string> {
   }
   for (const f of names) {
     try {
-      const d = yamlLib().parse(readFileSync(join(dir, f), 'utf8')) as Record<string, unknown> | null;
+      const d = yamlLib().parse(readRecordText(join(dir, f))) as Record<string, unknown> | null;
       if (d && d.status === 'admitted' && d.resource != null) out.add(String(d.resource));
     } catch {
       // A broken event record is `holon check`'s to report; it satisfies nothing here.

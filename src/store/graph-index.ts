@@ -9,6 +9,7 @@ import { fileKey, writeCache } from './cache-file.js';
 import { listAgents, type Home } from './home.js';
 import { workDir } from './work-store.js';
 import { isLive } from '../core/wait-matching.js';
+import { readRecordText } from './record-file.js';
 
 /**
  * The work graph as the frontier needs it: every item's front matter fields without the Markdown body,
@@ -117,8 +118,9 @@ export function readItem(text: string, file: string, id: string): WorkItem {
 function parseEntry(file: string, id: string, agent: string, key: string): Entry | null {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
-  } catch {
+    text = readRecordText(file);
+  } catch (err) {
+    if (err instanceof RecordParseError) return [key, 0, err.problem, contentHash(`${id}\n${JSON.stringify(err.problem)}`)];
     return null;
   }
   try {

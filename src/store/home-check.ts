@@ -5,6 +5,7 @@ import { graphFieldProblems } from '../core/graph-fields.js';
 import { conflictLine, parseMarkdownRecord, parseYamlRecord, RecordParseError, type RecordProblem } from '../core/record-codec.js';
 import { AGENTS_EXAMPLE } from './agents.js';
 import { agentDir, agentsDir, listAgents, type Home } from './home.js';
+import { irregularRecord, readRecordText } from './record-file.js';
 import { loadAllWork } from './work-index.js';
 import { checkTimerData } from './timers.js';
 import { checkEventData } from './event-store.js';
@@ -22,7 +23,7 @@ export const yamlFolderCheckers: Record<string, (data: Record<string, unknown>, 
 
 function lineOfKey(file: string, key: string): number {
   try {
-    const lines = readFileSync(file, 'utf8').split('\n');
+    const lines = readRecordText(file).split('\n');
     const i = lines.findIndex((l) => l.startsWith(`${key}:`));
     return i === -1 ? 1 : i + 1;
   } catch {
@@ -63,14 +64,14 @@ export function checkHome(home: Home): RecordProblem[] {
   for (const a of agents) {
     const md = join(agentDir(home, a), 'AGENTS.md');
     problems.push(...safeParse(() => {
-      const text = readFileSync(md, 'utf8');
+      const text = readRecordText(md);
       if (text.startsWith('---')) parseMarkdownRecord(text, md, AGENTS_EXAMPLE);
       else if (conflictLine(text)) throw new RecordParseError({ file: md, line: conflictLine(text), message: 'git conflict marker', fix: 'resolve the merge and delete the markers' });
     }));
     const focus = join(agentDir(home, a), 'focus.yaml');
     problems.push(...safeParse(() => {
       let text: string;
-      try { text = readFileSync(focus, 'utf8'); } catch { return; }
+      try { text = readRecordText(focus); } catch (err) { if (err instanceof RecordParseError) throw err; return; }
       parseYamlRecord(text, focus, 'work_item: "w-4f2a9c1k"');
     }));
     for (const folder of safeReaddir(agentDir(home, a))) {
@@ -81,14 +82,19 @@ export function checkHome(home: Home): RecordProblem[] {
       }
       if (folder === 'work') {
         for (const f of safeReaddir(dir)) {
+          const odd = f.endsWith('.md') ? irregularRecord(join(dir, f)) : null;
+          if (odd) problems.push(odd);
           if (!f.endsWith('.md') && f !== '.gitkeep') problems.push({ file: join(dir, f), line: 1, message: 'stray file in work/ (WorkItems are ID.md)', fix: 'rename it to ID.md or move it out of work/' });
         }
         continue;
       }
       for (const f of safeReaddir(dir).filter((x) => x.endsWith('.yaml'))) {
         const file = join(dir, f);
+        const odd = irregularRecord(file);
+        if (odd) problems.push(odd);
+        if (odd && !odd.message.startsWith('a symbolic link')) continue;
         problems.push(...safeParse(() => {
-          const rec = parseYamlRecord(readFileSync(file, 'utf8'), file);
+          const rec = parseYamlRecord(readRecordText(file), file);
           const checker = yamlFolderCheckers[folder];
           if (checker) problems.push(...checker(rec.data, file, f.slice(0, -5)));
         }));
@@ -103,7 +109,12 @@ export function checkHome(home: Home): RecordProblem[] {
   loaded.items.forEach((item, n) => {
     for (const g of graphFieldProblems(item)) problems.push({ file: loaded.files[n], line: lineOfKey(loaded.files[n], g.field), message: g.message, fix: g.fix });
   });
-  return problems;
+  // A FIFO in work/ is named by the folder scan and by the loader: once is enough.
+  const seen = new Set<string>();
+  return problems.filter((p) => {
+    const key = `${p.file}\n${p.message}`;
+    return seen.has(key) ? false : (seen.add(key), true);
+  });
 }
 
 function safeReaddir(dir: string): string[] {

@@ -101,6 +101,18 @@ export function openHome(opts: { home?: string; cwd: string; env: NodeJS.Process
   return { dir, root: dirname(dir), local: join(dir, 'local'), config: readConfig(dir) };
 }
 
+/** For `holon check`: the home even when holon.yaml is broken (check reports it with its file and line). */
+export function openHomeLenient(opts: { home?: string; cwd: string; env: NodeJS.ProcessEnv }): Home {
+  const dir = findHomeDir(opts);
+  let config = DEFAULT_CONFIG;
+  try {
+    config = readConfig(dir);
+  } catch (err) {
+    if (!(err instanceof HolonError)) throw err;
+  }
+  return { dir, root: dirname(dir), local: join(dir, 'local'), config };
+}
+
 export const agentsDir = (home: Home) => join(home.dir, 'agents');
 export const agentDir = (home: Home, agent: string) => join(home.dir, 'agents', assertSafeId(agent, 'agent name'));
 

@@ -10,6 +10,7 @@ import { writeFileAtomic } from './atomic-write.js';
 import { agentDir, listAgents, type Home } from './home.js';
 import { withLock } from './lock.js';
 import { problemError } from './work-store.js';
+import { readRecordText } from './record-file.js';
 
 /** One timer per file: agents/A/timers/ID.yaml. */
 export const timersDir = (home: Home, agent: string) => join(agentDir(home, agent), 'timers');
@@ -36,11 +37,14 @@ export function checkTimerData(d: Record<string, unknown>, file: string, id: str
   }
   if (d.status === 'active' && !d.next_due_at) add('an active timer has no next_due_at', TIMER_EXAMPLE);
   if (d.every != null) {
+    let ms: number | null = null;
     try {
-      parseDuration(String(d.every));
+      ms = parseDuration(String(d.every));
     } catch {
       add(`every "${String(d.every)}" is not a duration`, 'every: "1h"');
     }
+    // As \`timer add --every\` refuses: a sub-second repeat would fire on every pass of the watcher.
+    if (ms !== null && (ms < 1000 || ms % 1000)) add(`every "${String(d.every)}" is not a whole number of seconds of at least 1s`, 'every: "1s", "90s" or "1h"');
   }
   return p;
 }
@@ -71,9 +75,10 @@ export function timerFromData(d: Record<string, unknown>): Timer {
 export function readTimerFile(file: string, id: string): Timer {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readRecordText(file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw notFound(`no timer file ${file}`);
+    if (err instanceof RecordParseError) throw problemError(err.problem);
     throw err;
   }
   try {

@@ -15,16 +15,8 @@ export interface WatcherInfo {
 
 const pidFile = (home: Home) => join(home.local, 'watch.pid');
 
-export function pidAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: the process exists but belongs to someone else.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+export { pidAlive } from './pid.js';
+import { pidAlive } from './pid.js';
 
 export function readWatcher(home: Home): WatcherInfo | null {
   try {

@@ -6,6 +6,7 @@ import { summaryOf, workFromRecord, type WorkSummary } from '../core/workitem.js
 import { writeFileAtomic } from './atomic-write.js';
 import { listAgents, type Home } from './home.js';
 import { workDir } from './work-store.js';
+import { readRecordText } from './record-file.js';
 
 /**
  * Reads every WorkItem of some agents, through a cache in local/cache keyed by each file's
@@ -115,8 +116,14 @@ export function loadAgentWork(home: Home, agent: string): LoadedWork {
     if (!entry || entry.k !== key) {
       let text: string;
       try {
-        text = readFileSync(file, 'utf8');
-      } catch {
+        text = readRecordText(file);
+      } catch (err) {
+        if (!(err instanceof RecordParseError)) continue;
+        // Not a regular file (a FIFO, a folder): skipped and reported, never read.
+        entry = { p: err.problem, k: key };
+        next[name] = entry;
+        problems.push(err.problem);
+        dirty = true;
         continue;
       }
       entry = { ...parseWorkSummary(text, file, name.slice(0, -3)), k: key };

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { conflict, HolonError, invalid, notFound } from '../core/errors.js';
@@ -9,6 +9,7 @@ import { serializeWork, workFromRecord, type WorkDoc } from '../core/workitem.js
 import { writeFileAtomic } from './atomic-write.js';
 import { agentDir, listAgents, type Home } from './home.js';
 import { withLock } from './lock.js';
+import { readRecordText } from './record-file.js';
 
 export const workDir = (home: Home, agent: string) => join(agentDir(home, agent), 'work');
 export const workFile = (home: Home, agent: string, id: string) => join(workDir(home, agent), `${assertSafeId(id)}.md`);
@@ -28,9 +29,10 @@ export function newWorkId(): string {
 export function readWorkFile(file: string, id: string): WorkDoc {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readRecordText(file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw notFound(`no WorkItem file ${file}`);
+    if (err instanceof RecordParseError) throw problemError(err.problem);
     throw err;
   }
   return parseWorkText(text, file, id);

@@ -1,6 +1,5 @@
 import { explain } from '../../core/frontier.js';
 import { loadFrontierInput } from '../../store/frontier-input.js';
-import { readFileSync } from 'node:fs';
 import { RecordParseError } from '../../core/record-codec.js';
 import type { WorkItem } from '../../core/types.js';
 import { readItem } from '../../store/graph-index.js';
@@ -10,11 +9,12 @@ import { renderExplanation } from '../frontier-render.js';
 import { holderOf } from '../holder.js';
 import { printJson } from '../output.js';
 import { targetItem } from '../work-args.js';
+import { readRecordText } from '../../store/record-file.js';
 
 function readFullItem(file: string, id: string): WorkItem {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readRecordText(file);
   } catch {
     return readWorkFile(file, id).item;
   }

@@ -50,6 +50,8 @@ describe('a timer fire survives the death of the watcher', () => {
     expect(fires.length).toBeGreaterThanOrEqual(4);
     const timers = (await p.json(['timer', 'list', '--all'])).timers;
     expect(timers.filter((t: any) => t.status === 'fired')).toHaveLength(3);
-    for (const e of fires) expect(runsOf(p.home, e), `runs for ${e}`).toHaveLength(1);
+    // A kill during a run leaves it interrupted, and the restart resumes it once (SPEC 6): the fire is
+    // handled by exactly one run that was not cut short.
+    for (const e of fires) expect(runsOf(p.home, e).filter((r) => r.status !== 'interrupted'), `runs for ${e}`).toHaveLength(1);
   }, 180_000);
 });

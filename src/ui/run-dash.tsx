@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { render, renderToString } from 'ink';
+import { SCHEMA_VERSION } from '../cli/output.js';
 import { decideGate } from '../ops/decide.js';
 import { tellAgent } from '../ops/deliver-event.js';
 import { readHomeSnapshot, readRecordText, type HomeSnapshot } from '../ops/home-snapshot.js';
@@ -73,7 +74,8 @@ export async function runDash(o: DashOptions): Promise<void> {
   const snap = await load();
   const first = o.agent ?? o.first;
   if (o.json) {
-    o.stdout.write(JSON.stringify(buildView(snap, { agent: first, item: null }, o.nowMs, { events: 10 }), null, 2) + '\n');
+    // schema_version first, as every --json output (printJson) has it.
+    o.stdout.write(JSON.stringify({ schema_version: SCHEMA_VERSION, ...buildView(snap, { agent: first, item: null }, o.nowMs, { events: 10 }) }, null, 2) + '\n');
     return;
   }
   if (o.once || !o.stdout.isTTY || !o.stdin.isTTY) {

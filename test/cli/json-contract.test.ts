@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../dist/cli/program.js';
@@ -49,6 +49,8 @@ describe('the --json contract', () => {
     await j('evidence', ['evidence', a, 'proof', '--commit', 'HEAD']);
     await j('on-return', ['on-return', a, 'next']);
     await j('resume', ['resume', a]);
+    const primed = await j('prime', ['prime']);
+    expect(primed.focus.work_item.id).toBe(a);
     await j('check', ['check']);
     await j('frontier', ['frontier']);
     await j('explain', ['explain', c]);
@@ -88,6 +90,49 @@ describe('the --json contract', () => {
     await j('agent-stop', ['agent', 'stop', 'rev']);
     await j('agent-start', ['agent', 'start', 'rev']);
 
+    // A run to show: bob gets a command runner and new work, and one watch pass runs it.
+    const bobFile = join(p.home, 'agents/bob/AGENTS.md');
+    writeFileSync(bobFile, readFileSync(bobFile, 'utf8').replace('  command: ""', '  command: "true"'));
+    expect((await p.h(['new', 'Bob works', '--agent', 'bob'])).code).toBe(0);
+    expect((await p.h(['watch', '--once', '--agent', 'bob'])).code).toBe(0);
+    const run = (await p.json(['runs', '--agent', 'bob'])).runs[0];
+    expect(run, 'bob\'s run').toBeDefined();
+    await j('runs-show', ['runs', 'show', run.id]);
+    await j('dash', ['dash']);
+
+    // Agent CLIs and git: setup writes into the temp project (claude for real, codex as a plan).
+    await j('setup-claude', ['setup', 'claude']);
+    await j('setup-codex', ['setup', 'codex', '--dry-run']);
+    await j('setup-git', ['setup', 'git']);
+
+    // A thread whose child is a tiny command runner: create, send (foreground), inspect, list, compact, close.
+    writeFileSync(join(p.dir, 'child.mjs'), `let input = '';
+process.stdin.on('data', (d) => (input += d)).on('end', () => {
+  console.log(JSON.stringify({ status: 'completed', summary: 'read it', files_read: ['child.mjs'], ready_for_next: true, usage: { uncached_input: 10, cache_read: 0, cache_write: 0, output: 5 } }));
+});
+`);
+    const th = (await j('thread-create', ['thread', 'create', '--role', 'reader', '--command', 'node child.mjs', '--scope', 'src/**', '--work', a])).id;
+    await j('thread-send', ['thread', 'send', th, '--objective', 'read child.mjs', '--wait']);
+    await j('thread-inspect', ['thread', 'inspect', th]);
+    await j('thread-list', ['thread', 'list']);
+    await j('thread-compact', ['thread', 'compact', th, '--checkpoint', 'knows child.mjs']);
+    await j('thread-close', ['thread', 'close', th, '--reason', 'done']);
+
+    // sync against a bare remote in the temp dir; merge-file on three versions of a record.
+    const remote = join(p.dir, '..', `${basename(p.dir)}-remote.git`);
+    execFileSync('git', ['init', '-q', '--bare', remote]);
+    execFileSync('git', ['remote', 'add', 'origin', remote], { cwd: p.dir });
+    const synced = await j('sync', ['sync'], { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' });
+    expect(synced.pushed).toBe(true);
+    const record = p.workFile(d);
+    const base = readFileSync(record, 'utf8');
+    const [fb, fo, ft] = ['base', 'ours', 'theirs'].map((n) => join(p.dir, `${n}.md`));
+    writeFileSync(fb, base);
+    writeFileSync(fo, base.replace(/^title: .*$/m, 'title: "ours"'));
+    writeFileSync(ft, base);
+    const merged = await j('merge-file', ['merge-file', fb, fo, ft, `.holon/agents/rev/work/${d}.md`]);
+    expect(merged).toMatchObject({ clean: true, kind: 'work' });
+
     // Every command that takes --json has a schema and was exercised here (a new command must add both).
     // demo is left out: it plays a scenario of its own for about a minute (schemas/demo.json still describes it).
     const commands = jsonCommands(buildProgram()).filter((c) => c !== 'demo').sort();
@@ -115,6 +160,11 @@ describe('the --json contract', () => {
     expect(validate('agent-start.json', item)).toEqual(['$.stopped: "yes" is not false']);
     expect(validate('check.json', { schema_version: 1, problems: [] })).toEqual(['$: missing "ok"']);
     expect(validate('error.json', { schema_version: 1, error: { code: 'oops', exit_code: 9, message: 'm', fix: null } })).toHaveLength(2);
+    // The schemas of the later commands (threads, sync, dash, prime) are as strict.
+    expect(validate('merge-file.json', { schema_version: 1, path: 'x', kind: 'markdown', clean: true, conflicts: [] })).toHaveLength(1);
+    expect(validate('thread-list.json', { schema_version: 1, threads: [{ id: 'th-1' }] }).join('\n')).toMatch(/missing "state"/);
+    expect(validate('prime.json', { schema_version: 1, home: false, message: 'm' })).toEqual(['$: matches none of anyOf']);
+    expect(validate('dash.json', { schema_version: 1 }).length).toBeGreaterThan(5);
   });
 
   it('under --json an error is a JSON object on stdout (code, exit_code, message, fix); stderr keeps the human line', async () => {

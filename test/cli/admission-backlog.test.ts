@@ -7,10 +7,10 @@ import { iso } from '../../dist/core/time.js';
 import { project } from '../helpers/cli.js';
 import { sleep, startWatch } from '../helpers/watch.js';
 
-// 10,000 queued events (issue 15) take a few minutes on a shared 2-core CI machine, so the default is
-// 3,000, which still spans several of the watcher's admission slices; HOLON_TEST_BACKLOG=10000 runs the
-// full size. The admission rate is measured in bench/admission.mjs, never asserted here.
-const N = Number(process.env.HOLON_TEST_BACKLOG || 3_000);
+// The backlog of issue 15: 10,000 queued events, 45-80 s alone on a shared 2-core machine (mostly the watcher's
+// admissions). HOLON_TEST_BACKLOG=N sets another size. The admission rate is measured in
+// bench/admission.mjs, never asserted here.
+const N = Number(process.env.HOLON_TEST_BACKLOG || 10_000);
 const WAITING = 20;
 const T0 = Date.parse('2026-11-30T00:00:00Z');
 
@@ -21,8 +21,7 @@ async function waitingItems(p: P, count: number): Promise<Array<{ id: string; wa
   const out = [];
   for (let i = 0; i < count; i++) {
     const id = await p.create(`waits on CI run ${i}`);
-    expect((await p.h(['wait', id, '--for', `external:ci:run/${i}`, '--reason', 'CI'])).code).toBe(0);
-    out.push({ id, wait: (await p.json(['show', id])).waits[0].id });
+    out.push({ id, wait: (await p.json(['wait', id, '--for', `external:ci:run/${i}`, '--reason', 'CI'])).wait.id });
   }
   return out;
 }

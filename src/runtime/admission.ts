@@ -55,6 +55,10 @@ export async function admitEvent(home: Home, agent: string, id: string, nowMs: n
           throw err;
         }
         for (const w of doc.item.waits) if (waitIds.includes(w.id) && w.settled_by?.event === ev.id) triggered.push({ work_item: itemId, wait: w.id });
+        // Keep the caller's view current: a later event of the same pass on this resource joins the
+        // wake this one gave (read from the stale view, it would only nudge).
+        const at = items.findIndex((i) => i.id === itemId);
+        if (at !== -1) items[at] = { ...items[at], status: doc.item.status, waits: doc.item.waits };
       }
       // Waits triggered earlier whose wake no successful run consumed yet: this event joins that wake.
       let joined: Array<{ work_item: string; wait: string }> = [];

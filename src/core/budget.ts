@@ -106,7 +106,7 @@ export function fmtFigure(f: Figure, n: number, bare = false): string {
   if (f === 'tokens') return bare ? compact(n) : `${compact(n)} tokens`;
   if (f === 'cost') return bare ? `${n}usd` : `$${n.toFixed(4)}`;
   if (f === 'runs') return bare ? String(n) : `${n} run${n === 1 ? '' : 's'}`;
-  if (bare) return n % 3_600_000 === 0 && n ? `${n / 3_600_000}h` : n % 60_000 === 0 && n ? `${n / 60_000}m` : `${Math.round(n / 1000)}s`;
+  if (bare) return n % 3_600_000 === 0 && n ? `${n / 3_600_000}h` : n % 60_000 === 0 && n ? `${n / 60_000}m` : n % 1000 === 0 ? `${n / 1000}s` : `${n}ms`;
   return humanDuration(n);
 }
 
@@ -150,6 +150,8 @@ export interface SpendEntry {
   cost_usd: number | null;
   /** Counts as a run (thread commands add tokens, cost and time, not runs). */
   run: boolean;
+  /** The measured wall time (run records have it; their times are whole seconds). */
+  duration_ms?: number | null;
 }
 
 /** Sums the entries started at or after `sinceMs` (a reopen of a budget-blocked item starts afresh). */
@@ -166,9 +168,10 @@ export function sumSpending(entries: SpendEntry[], nowMs: number, sinceMs = -Inf
     else if (e.ended_at) s.uncosted++;
     if (e.run) s.runs++;
     const end = e.ended_at ? Date.parse(e.ended_at) : nowMs;
-    if (end > start) s.time += end - start;
+    if (e.duration_ms != null) s.time += e.duration_ms;
+    else if (end > start) s.time += end - start;
   }
-  s.cost = Math.round(s.cost * 1e6) / 1e6;
+  s.cost = Math.round(s.cost * 1e10) / 1e10;
   return s;
 }
 
@@ -204,7 +207,7 @@ export function budgetVerdict(b: Budget, s: Spending, warnAt = 0.8, source: Part
     const spent = s[f];
     const ratio = limit > 0 ? spent / limit : 1;
     const state = spent >= limit ? 'exhausted' : ratio >= warnAt ? 'warn' : 'ok';
-    figures.push({ figure: f, limit, spent, left: Math.max(0, f === 'cost' ? Math.round((limit - spent) * 1e6) / 1e6 : limit - spent), ratio, state, ...(source[f] ? { source: source[f] } : {}) });
+    figures.push({ figure: f, limit, spent, left: Math.max(0, f === 'cost' ? Math.round((limit - spent) * 1e10) / 1e10 : limit - spent), ratio, state, ...(source[f] ? { source: source[f] } : {}) });
   }
   if (!figures.length) return { state: 'none', figure: null, figures };
   const rank = { ok: 0, warn: 1, exhausted: 2 } as const;

@@ -62,7 +62,7 @@ export function dailyBudget(home: Home, agent: string): { budget: Budget; source
   ]);
 }
 
-const runEntry = (r: RunRecord): SpendEntry => ({ started_at: r.started_at, ended_at: r.ended_at, tokens: r.tokens, cost_usd: r.cost_usd, run: true });
+const runEntry = (r: RunRecord): SpendEntry => ({ started_at: r.started_at, ended_at: r.ended_at, tokens: r.tokens, cost_usd: r.cost_usd, run: true, duration_ms: r.duration_ms });
 
 /** Thread commands of an agent (optionally only those of threads for one item), as spending. */
 function commandEntries(home: Home, agent: string, item?: string): SpendEntry[] {

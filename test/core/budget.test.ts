@@ -81,6 +81,10 @@ describe('sumSpending', () => {
     expect(sumSpending(entries, now, Date.parse('2026-12-01T11:30:00Z'))).toMatchObject({ tokens: 2, runs: 1, cost: 0.25 });
   });
 
+  it('takes a run record\'s measured duration over its whole-second times', () => {
+    expect(sumSpending([{ ...run('2026-12-01T10:00:00Z', '2026-12-01T10:00:00Z', null, null), duration_ms: 420 }], now).time).toBe(420);
+  });
+
   it('is zero for no entries', () => expect(sumSpending([], now)).toEqual({ tokens: 0, cache_read: 0, cost: 0, runs: 0, time: 0, uncosted: 0 }));
 });
 

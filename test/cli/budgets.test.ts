@@ -4,6 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { project } from '../helpers/cli.js';
 import { runRecords, script, setRunner } from '../helpers/watch.js';
 import { dayWindow } from '../../src/core/budget.js';
+import { validator } from '../helpers/json-schema.js';
+
+const validate = validator(join(import.meta.dirname, '../../schemas'));
 
 type Project = Awaited<ReturnType<typeof project>>;
 
@@ -68,6 +71,7 @@ describe.each([
     expect(shown.budget.spent.cost_usd).toBeCloseTo(PER_RUN.cost * allowed, 6);
     const key = { tokens: 'tokens', cost: 'cost_usd', runs: 'runs', time: 'time_ms' }[figure]!;
     expect(shown.budget.left).toEqual({ [key]: 0 });
+    expect(validate('show.json', shown)).toEqual([]);
     // The frontier and explain give the exhausted budget its own reason code.
     const front = await p.json(['frontier', '--agent', 'rev']);
     expect(front.not_runnable).toEqual([expect.objectContaining({ id, code: 'budget_exhausted' })]);
@@ -179,8 +183,12 @@ describe('budgets', () => {
     expect(held.log).toContain(`not running rev: budget_exhausted: its daily budget for ${day.day} (Asia/Tokyo) is spent: runs 1 of 1 spent, 0 left; runs resume at ${new Date(day.endMs).toISOString().replace('.000Z', 'Z')}`);
     expect((await p.json(['show', a])).status).toBe('open');
     expect((await p.json(['show', b])).daily_budget).toMatchObject({ state: 'exhausted', day: day.day, timezone: 'Asia/Tokyo', left: { runs: 0 } });
-    const totals = (await p.json(['runs'])).totals;
-    expect(totals[0]).toMatchObject({ agent: 'rev', daily_budget: { state: 'exhausted', limits: { runs: 1 } } });
+    const runs = await p.json(['runs', '--work', a]);
+    expect(runs.totals[0]).toMatchObject({ agent: 'rev', daily_budget: { state: 'exhausted', limits: { runs: 1 } } });
+    expect(runs.budget).toMatchObject({ item: a, state: 'none', spent: { runs: 1, tokens: PER_RUN.tokens } });
+    expect(validate('runs.json', runs)).toEqual([]);
+    expect(validate('show.json', await p.json(['show', b]))).toEqual([]);
+    expect((await p.h(['runs'])).stdout).toMatch(/daily budget of rev for \S+ \(Asia\/Tokyo\): exhausted: runs 1 of 1 spent, 0 left; resets at /);
     // The next day (Tokyo midnight) the agent runs again: one run, its budget for that day.
     const next = await once(p, day.endMs);
     expect(next.runs).toHaveLength(1);

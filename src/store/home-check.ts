@@ -1,3 +1,4 @@
+import { parseBudget } from '../core/budget.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkGraph } from '../core/graph-check.js';
@@ -65,7 +66,18 @@ export function checkHome(home: Home): RecordProblem[] {
     const md = join(agentDir(home, a), 'AGENTS.md');
     problems.push(...safeParse(() => {
       const text = readRecordText(md);
-      if (text.startsWith('---')) parseMarkdownRecord(text, md, AGENTS_EXAMPLE);
+      if (text.startsWith('---')) {
+        const policy = (parseMarkdownRecord(text, md, AGENTS_EXAMPLE).data.policy ?? {}) as Record<string, unknown>;
+        // Issue 17: a malformed budget default would stop every run of the agent.
+        for (const key of ['budget', 'daily_budget']) {
+          if (policy[key] == null) continue;
+          try {
+            parseBudget(policy[key], `policy.${key}`);
+          } catch (err) {
+            throw new RecordParseError({ file: md, line: lineOfKey(md, key), message: (err as Error).message, fix: (err as HolonError).hint ?? 'see docs/budgets.md' });
+          }
+        }
+      }
       else if (conflictLine(text)) throw new RecordParseError({ file: md, line: conflictLine(text), message: 'git conflict marker', fix: 'resolve the merge and delete the markers' });
     }));
     const focus = join(agentDir(home, a), 'focus.yaml');
@@ -108,6 +120,13 @@ export function checkHome(home: Home): RecordProblem[] {
   problems.push(...checkWaitReferences(home, agents, loaded));
   loaded.items.forEach((item, n) => {
     for (const g of graphFieldProblems(item)) problems.push({ file: loaded.files[n], line: lineOfKey(loaded.files[n], g.field), message: g.message, fix: g.fix });
+    if (item.extra.budget != null) {
+      try {
+        parseBudget(item.extra.budget, 'budget');
+      } catch (err) {
+        problems.push({ file: loaded.files[n], line: lineOfKey(loaded.files[n], 'budget'), message: (err as Error).message, fix: `${(err as HolonError).hint ?? 'see docs/budgets.md'}; or \`holon edit ${item.id} --budget ...\`` });
+      }
+    }
   });
   // A FIFO in work/ is named by the folder scan and by the loader: once is enough.
   const seen = new Set<string>();

@@ -152,6 +152,19 @@ describe('budgets', () => {
     expect(broken.stderr).toContain('timezone "Mars/Olympus" is not a time zone');
   });
 
+  it('holon check names a malformed budget in a WorkItem and in AGENTS.md, with the line and the fix', async () => {
+    const p = await project('rev');
+    const id = await p.create('x', ['--budget', 'runs=2']);
+    const file = p.workFile(id, 'rev');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('budget: "runs=2"', 'budget: "runs=two"'));
+    const agents = join(p.home, 'agents/rev/AGENTS.md');
+    writeFileSync(agents, readFileSync(agents, 'utf8').replace('policy:\n', 'policy:\n  daily_budget: "coins=3"\n'));
+    const r = await p.h(['check']);
+    expect(r.code).toBe(3);
+    expect(r.stdout).toMatch(new RegExp(`${id}\\.md:\\d+: budget: runs=two is not a limit — fix: runs is a whole number: runs=20; or \`holon edit ${id} --budget \\.\\.\\.\``));
+    expect(r.stdout).toMatch(/AGENTS\.md:\d+: policy\.daily_budget: unknown budget figure "coins"/);
+  });
+
   it('the frontier sees new spending even when the item file did not change (the result cache checks the run records)', async () => {
     const p = await project('rev');
     fakeClaude(p);

@@ -7,11 +7,11 @@ import type { RunRecord } from '../core/run-record.js';
 import type { WorkItem } from '../core/types.js';
 import { iso } from '../core/time.js';
 import { readAgent } from './agents.js';
-import { fileKey } from './cache-file.js';
-import type { Home } from './home.js';
+import { fileKey, writeCache } from './cache-file.js';
+import { agentDir, type Home } from './home.js';
 import { listRuns, runsDir } from './runs.js';
 import { listCommands, listThreads } from './threads.js';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * Budgets as the records say (docs/budgets.md): which budget applies to an item (its own, its agent's
@@ -32,13 +32,31 @@ export function budgetSince(item: WorkItem): number {
   return Number.isNaN(ms) ? -Infinity : ms;
 }
 
-function agentPolicy(home: Home, agent: string): Record<string, unknown> {
+/**
+ * The budget keys of an agent's AGENTS.md policy, cached by the file's stat key in
+ * local/cache/agent-budget-A.json (as capabilities are): the frontier and `pick` ask on every call, and
+ * parsing the front matter is what would load the yaml library.
+ */
+function agentPolicy(home: Home, agent: string): { budget?: unknown; daily_budget?: unknown } {
+  const file = join(agentDir(home, agent), 'AGENTS.md');
+  const key = fileKey(file);
+  const cache = join(home.local, 'cache', `agent-budget-${agent}.json`);
   try {
-    return (readAgent(home, agent).config.policy ?? {}) as Record<string, unknown>;
+    const c = JSON.parse(readFileSync(cache, 'utf8')) as { key: string; policy: { budget?: unknown; daily_budget?: unknown } };
+    if (key && c.key === key) return c.policy;
+  } catch {
+    // No cache: parse.
+  }
+  let policy: { budget?: unknown; daily_budget?: unknown };
+  try {
+    const p = (readAgent(home, agent).config.policy ?? {}) as Record<string, unknown>;
+    policy = { ...(p.budget != null ? { budget: p.budget } : {}), ...(p.daily_budget != null ? { daily_budget: p.daily_budget } : {}) };
   } catch {
     // An agent without a readable AGENTS.md has no defaults; `holon check` reports the file.
     return {};
   }
+  if (key) writeCache(cache, JSON.stringify({ key, policy }), join(home.local, 'tmp'));
+  return policy;
 }
 
 /** The budget of an item, layered, with where each figure came from. */

@@ -273,8 +273,7 @@ export class Watcher {
       const gate = itemGate(this.home, agent, item, this.now());
       if (gate.refuse) {
         markResumed(this.home, p.resumes, 'skipped');
-        const ref0 = ref;
-        const b = blockForBudget(this.home, ref0, this.now())
+        const b = blockForBudget(this.home, ref, this.now())
           .then((blocked) => this.sayOnce(`not running ${agent} on ${id} (${p.reasons.join('+')}): budget_exhausted: ${gate.reason}${blocked ? `; item blocked (holon edit ${id} --budget ... or holon reopen ${id})` : ''}`))
           .catch((err: Error) => this.sayOnce(`not running ${agent} on ${id}: budget_exhausted: ${gate.reason}; could not block it: ${err.message}`))
           .finally(() => this.blocking.delete(b));
@@ -349,5 +348,6 @@ export class Watcher {
       }
     }
     await this.passing;
+    await Promise.all([...this.blocking]);
   }
 }

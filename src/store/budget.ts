@@ -107,7 +107,7 @@ export interface ItemBudgetState {
   verdict: BudgetVerdict;
 }
 
-/** Every item's spending entries (runs and thread commands) of one agent, read once (the frontier's many items). */
+/** Every item's spending entries (runs, and the thread commands of `agent`), read once (the frontier's many items). */
 export function spendingByItem(home: Home, agent: string): Map<string, SpendEntry[]> {
   const out = new Map<string, SpendEntry[]>();
   const add = (id: string, e: SpendEntry) => {
@@ -115,7 +115,8 @@ export function spendingByItem(home: Home, agent: string): Map<string, SpendEntr
     if (l) l.push(e);
     else out.set(id, [e]);
   };
-  for (const r of listRuns(home, { agent })) add(r.work_item, runEntry(r));
+  // Every agent's runs: an item handed over keeps what it spent before (as `show` counts it).
+  for (const r of listRuns(home)) add(r.work_item, runEntry(r));
   try {
     for (const t of listThreads(home, [agent])) if (t.work_item) for (const c of listCommands(home, agent, t.id)) add(t.work_item, { started_at: c.sent_at, ended_at: c.ended_at, tokens: c.usage, cost_usd: c.cost_usd, run: false });
   } catch {

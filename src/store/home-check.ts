@@ -5,7 +5,7 @@ import { checkGraph } from '../core/graph-check.js';
 import { graphFieldProblems } from '../core/graph-fields.js';
 import { conflictLine, parseMarkdownRecord, parseYamlRecord, RecordParseError, type RecordProblem } from '../core/record-codec.js';
 import { AGENTS_EXAMPLE } from './agents.js';
-import { agentDir, agentsDir, listAgents, type Home } from './home.js';
+import { agentDir, agentsDir, listAgents, readConfig, type Home } from './home.js';
 import { irregularRecord, readRecordText } from './record-file.js';
 import { loadAllWork } from './work-index.js';
 import { checkTimerData } from './timers.js';
@@ -55,6 +55,15 @@ export function checkHome(home: Home): RecordProblem[] {
     const key = /watch\.(\w+)/.exec(err.message)?.[1];
     const i = key ? readFileSync(cfg, 'utf8').split('\n').findIndex((l) => /^\s+/.test(l) && l.trim().startsWith(`${key}:`)) : -1;
     problems.push({ file: cfg, line: i >= 0 ? i + 1 : lineOfKey(cfg, 'watch'), message: err.message.replace(`${cfg}: `, ''), fix: err.hint ?? 'see docs/watch.md' });
+  }
+  // Issue 17: budget: and timezone: (the home was opened with defaults when they are malformed).
+  try {
+    readConfig(home.dir);
+  } catch (err) {
+    const msg = err instanceof HolonError ? err.message.replace(cfg, '').replace(/^:?\s*/, '') : '';
+    if (/^(budget|unknown key budget|timezone)/.test(msg)) {
+      problems.push({ file: cfg, line: lineOfKey(cfg, msg.startsWith('timezone') ? 'timezone' : 'budget'), message: msg, fix: (err as HolonError).hint ?? 'see docs/budgets.md' });
+    }
   }
   const agents = listAgents(home);
   for (const entry of safeReaddir(agentsDir(home))) {

@@ -163,6 +163,10 @@ describe('budgets', () => {
     expect(r.code).toBe(3);
     expect(r.stdout).toMatch(new RegExp(`${id}\\.md:\\d+: budget: runs=two is not a limit — fix: runs is a whole number: runs=20; or \`holon edit ${id} --budget \\.\\.\\.\``));
     expect(r.stdout).toMatch(/AGENTS\.md:\d+: policy\.daily_budget: unknown budget figure "coins"/);
+    appendFileSync(join(p.home, 'holon.yaml'), 'budget:\n  daily: "runs=many"\n');
+    const yaml = await p.h(['check']);
+    expect(yaml.code).toBe(3);
+    expect(yaml.stdout).toMatch(/holon\.yaml:\d+: budget\.daily: runs=many is not a limit — fix: runs is a whole number/);
   });
 
   it('the frontier sees new spending even when the item file did not change (the result cache checks the run records)', async () => {

@@ -36,6 +36,8 @@ export interface FrontierInput {
   workspace: () => Workspace;
   /** Resources of admitted events of an agent (for resume_when event:...). */
   admittedEvents: (agent: string) => Set<string>;
+  /** Why a budget stops the item now (its own or its agent's day), with when that ends if it ends by itself; null when none does. */
+  budget?: (item: WorkItem) => { detail: string; untilMs: number | null } | null;
 }
 
 export interface GateRef {
@@ -113,7 +115,7 @@ function checkStatus(p: Prepared, item: WorkItem): CheckResult {
   if (item.agent && item.agent !== agent) return fail('status', 'assigned_to_other', `assigned to agent ${item.agent}, not ${agent}`);
   if (item.status === 'done') return fail('status', 'status_done', 'status done');
   if (item.superseded_by) return fail('status', 'superseded', `superseded by ${item.superseded_by}`);
-  if (item.status === 'blocked') return fail('status', 'blocked', item.blocker ? `blocked: ${item.blocker.reason} (recovery: ${item.blocker.recovery})` : 'status blocked');
+  if (item.status === 'blocked') return fail('status', item.blocker?.reason.startsWith('budget_exhausted') ? 'budget_exhausted' : 'blocked', item.blocker ? `blocked: ${item.blocker.reason} (recovery: ${item.blocker.recovery})` : 'status blocked');
   if (item.blocker) return fail('status', 'blocked', `blocker: ${item.blocker.reason} (recovery: ${item.blocker.recovery})`);
   if (item.status === 'deferred') return ok(p, 'status', () => 'deferred: its resume_when conditions decide');
   if (item.class === 'user_gate') {
@@ -122,6 +124,11 @@ function checkStatus(p: Prepared, item: WorkItem): CheckResult {
     return fail('status', 'decision_required', `a person must decide ${ds?.scope ?? '(no decision_scope)'}: holon decide ${item.id} --approve|--reject`);
   }
   if (item.class === 'user_action') return fail('status', 'user_action', "a person's task");
+  const spent = p.input.budget?.(item);
+  if (spent) {
+    if (spent.untilMs !== null) timeSeen(p.bounds, p.input.nowMs, spent.untilMs);
+    return fail('status', 'budget_exhausted', spent.detail);
+  }
   return ok(p, 'status', () => `status ${item.status}, class ${item.class}`);
 }
 

@@ -46,6 +46,8 @@ export const REASONS = {
   repo_mismatch: { check: 'workspace', channel: 'not_runnable', meaning: 'the checkout is not the repository the item names' },
   branch_mismatch: { check: 'workspace', channel: 'not_runnable', meaning: 'the checkout is on another branch' },
   write_scope_conflict: { check: 'workspace', channel: 'not_runnable', meaning: "write_scope overlaps another holder's live claim in the same repository" },
+  // Issue 17, budgets (docs/budgets.md).
+  budget_exhausted: { check: 'status', channel: 'not_runnable', meaning: "the item's budget, or its agent's daily budget, is spent: holon edit ID --budget raises it, holon reopen grants it afresh; a daily one resets the next day" },
 } as const satisfies Record<string, ReasonInfo>;
 
 export type ReasonCode = keyof typeof REASONS;

@@ -1,3 +1,4 @@
+import { isBudgetBlocker } from './budget.js';
 import { invalid, notFound, usage } from './errors.js';
 import { checkResource, isLive, waitKey } from './wait-matching.js';
 import type { HolonEvent, Wait } from './types.js';
@@ -175,8 +176,11 @@ export function reopen(doc: WorkDoc, nowIso: string, note = ''): WorkDoc {
   if (item.status === 'done') throw invalid(`${item.id} is done`, 'a done item stays done (its delivery is the record); create a successor with `holon new`');
   if (item.status === 'open' && !item.blocker) return doc;
   const was = item.blocker ? `blocker "${item.blocker.reason}"` : item.resume_when.length ? `resume_when ${item.resume_when.join(', ')}` : item.status;
-  const next = { ...doc, item: { ...item, status: 'open' as const, blocker: null, resume_when: [] } };
-  return appendHistory(next, { at: nowIso, text: `reopened (was ${item.status}; cleared ${was})${note ? `: ${note}` : ''}` });
+  // A budget block reopened grants the same budget afresh: spending counts from now (docs/budgets.md).
+  const fresh = isBudgetBlocker(item.blocker);
+  const extra = fresh ? { ...item.extra, budget_since: nowIso } : item.extra;
+  const next = { ...doc, item: { ...item, status: 'open' as const, blocker: null, resume_when: [], extra } };
+  return appendHistory(next, { at: nowIso, text: `reopened (was ${item.status}; cleared ${was}${fresh ? '; the budget counts afresh from now' : ''})${note ? `: ${note}` : ''}` });
 }
 
 /**

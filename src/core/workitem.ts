@@ -9,6 +9,13 @@ export const WORK_KEYS = [
   'exclude', 'claim', 'waits', 'blocker', 'successors', 'superseded_by', 'supersedes', 'no_followup', 'delivery',
 ] as const;
 
+/**
+ * Front matter keys kept in `extra` (WorkItem has no field for them) that holon itself writes: issue 17's
+ * budget (core/budget.ts) and where its spending starts counting. `extra` is authoritative for them.
+ */
+const EXTRA_WRITTEN = ['budget', 'budget_since'] as const;
+const WRITTEN_KEYS: readonly string[] = [...WORK_KEYS, ...EXTRA_WRITTEN];
+
 const LIST_KEYS = ['depends_on', 'resume_when', 'requires', 'write_scope', 'needs_decision', 'exclude', 'successors', 'supersedes'] as const;
 
 /** A WorkItem together with what is needed to rewrite its file faithfully. */
@@ -102,12 +109,13 @@ function frontMatterData(item: WorkItem): Record<string, unknown> {
     if (v === '') continue;
     data[key] = v;
   }
+  for (const key of EXTRA_WRITTEN) if (item.extra[key] != null) data[key] = item.extra[key];
   return data;
 }
 
 /** Serializes a WorkDoc: known keys in fixed order, unknown keys and body text as they were. */
 export function serializeWork(doc: WorkDoc): string {
-  return serializeMarkdownRecord(serializeFrontMatter(frontMatterData(doc.item), WORK_KEYS, doc.entries), doc.body);
+  return serializeMarkdownRecord(serializeFrontMatter(frontMatterData(doc.item), WRITTEN_KEYS, doc.entries), doc.body);
 }
 
 /** The body of a new WorkItem. */

@@ -1,4 +1,5 @@
 import { invalid } from '../core/errors.js';
+import { isBudgetBlocker } from '../core/budget.js';
 import { iso, parseIso } from '../core/time.js';
 import { block as blockDoc, checkResumeCondition, complete as completeDoc, defer as deferDoc, recordSupersedes, reopen as reopenDoc, supersede as supersedeDoc } from '../core/transitions.js';
 import { viewOf, type WorkDoc, type WorkView } from '../core/workitem.js';
@@ -85,5 +86,11 @@ export function block(ctx: OpsCtx, ref: WorkRef, opts: { reason: string; recover
 }
 
 export function reopen(ctx: OpsCtx, ref: WorkRef, opts: { reason?: string }): Promise<Transitioned> {
-  return apply(ctx, ref, 'reopen', (d) => reopenDoc(d, iso(ctx.nowMs), opts.reason ?? ''));
+  return apply(ctx, ref, 'reopen', (d) => {
+    // An agent that could reopen its own spent budget would have none: that is a person's call.
+    if (isBudgetBlocker(d.item.blocker) && ctx.actor.startsWith('agent:')) {
+      throw invalid(`${ctx.actor} may not reopen ${d.item.id}: its budget is spent (${d.item.blocker!.reason})`, 'a person reopens it (`holon reopen`) or raises its budget (`holon edit --budget`); ask with `holon notify` or a user_action item');
+    }
+    return reopenDoc(d, iso(ctx.nowMs), opts.reason ?? '');
+  });
 }

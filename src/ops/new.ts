@@ -1,4 +1,5 @@
 import { invalid } from '../core/errors.js';
+import { formatBudget, parseBudget } from '../core/budget.js';
 import { iso } from '../core/time.js';
 import { CLASSES, PRIORITIES, type Priority, type TaskClass, type WorkItem } from '../core/types.js';
 import { newBody, type WorkDoc } from '../core/workitem.js';
@@ -24,6 +25,8 @@ export interface NewOptions {
   decisionScope?: string;
   exclude?: string[];
   resumeWhen?: string[];
+  /** `tokens=2M,cost=5usd,...` (core/budget.ts); stored as the front matter `budget:`. */
+  budget?: string;
 }
 
 /** A blank WorkItem with defaults; other commands (issues, demo) build on it. */
@@ -62,6 +65,7 @@ export async function newItem(ctx: OpsCtx, opts: NewOptions): Promise<{ doc: Wor
     decision_scope: opts.decisionScope ? { scope: opts.decisionScope } : null,
     exclude: opts.exclude ?? [],
     resume_when: opts.resumeWhen ?? [],
+    extra: opts.budget === undefined ? {} : { budget: formatBudget(parseBudget(opts.budget, '--budget', true)) },
   };
   assertGraphFields(item, 'holon new');
   const doc: WorkDoc = { item, body: newBody(objective, opts.accept), entries: [] };

@@ -26,6 +26,8 @@ export interface RunJob {
   wakes: RunRecord['wakes'];
   /** Set when this run retries failed ones: how many failed in a row, the limit, the last and its cause. */
   retry?: { failures: number; limit: number; last: string; cause: string | null };
+  /** What is left of a budget past its warning share (runtime/budget-gate.ts), for the prompt. */
+  budgetNote?: string | null;
 }
 
 export interface RunHandle {
@@ -119,7 +121,7 @@ export function startRun(home: Home, job: RunJob, cfg: RunnerConfig, timeoutMs: 
     .filter((ev) => ev?.source === 'operator' && ev.payload)
     .map((ev) => `\nMessage from the operator (event ${ev!.id}, ${ev!.created_at}):\n\n${ev!.payload}\n`);
   messages.push(...joinedEvents(home, job, new Set(context.woken_by.map((k) => k.event))));
-  const prompt = `${renderResume(context)}\n## Why you run now\n\nholon watch started run ${id} for: ${why.join(', ') || job.reasons.join(', ')}.\n${retryNote(job)}${messages.join('')}`;
+  const prompt = `${renderResume(context)}\n## Why you run now\n\nholon watch started run ${id} for: ${why.join(', ') || job.reasons.join(', ')}.\n${retryNote(job)}${job.budgetNote ? `\n## Budget\n\n${job.budgetNote}\n` : ''}${messages.join('')}`;
   const run: RunRecord = {
     id,
     agent: job.agent,

@@ -15,6 +15,8 @@ import { listRuns } from '../store/runs.js';
 import { endedLine } from './run-log.js';
 import { nextDueMs, tick, type Wake } from './tick.js';
 import { WATCH_ADMIT_SLICE } from './admission.js';
+import { blockForBudget, dailyExhausted, itemGate } from './budget-gate.js';
+import { describeFigures, isBudgetBlocker } from '../core/budget.js';
 
 export interface WatchOptions {
   agents?: string[];
@@ -68,6 +70,8 @@ export class Watcher {
   /** Items whose retry is not due yet (agent/item -> due ms): their wakes stay queued until then. */
   private holds = new Map<string, number>();
   private now: () => number;
+  /** Budget blocks being written (an --once watcher waits for them before it exits). */
+  private blocking = new Set<Promise<unknown>>();
 
   /** Logs a skip once per agent/item/message, so a pass on every file change does not repeat it. */
   private sayOnce(line: string): void {
@@ -230,6 +234,13 @@ export class Watcher {
         q.clear();
         continue;
       }
+      const day = dailyExhausted(this.home, agent, this.now());
+      if (day) {
+        // The agent's day is spent: its reasons stay queued until the next day starts (home time zone).
+        this.holds.set(`${agent}/*`, day.resetsMs);
+        this.sayOnce(`not running ${agent}: budget_exhausted: its daily budget for ${day.day} (${day.timezone}) is spent: ${describeFigures(day.verdict, 'worst')}; runs resume at ${day.resets_at}`);
+        continue;
+      }
       for (const [item, pending] of q) {
         if ((this.holds.get(`${agent}/${item}`) ?? 0) > this.now()) continue;
         q.delete(item);
@@ -242,6 +253,7 @@ export class Watcher {
     let ref: WorkRef;
     let cfg;
     let timeoutMs: number;
+    let budgetNote: string | null = null;
     try {
       ref = locateWork(this.home, id, agent);
       const item = readWorkFile(ref.file, ref.id).item;
@@ -249,13 +261,26 @@ export class Watcher {
           ? 'it is blocked for lack of progress'
           : item.status === 'blocked' && item.blocker?.reason.startsWith(FAILED_RUNS)
             ? `it is blocked after failed runs (holon reopen ${id} runs it again)`
-            : null;
+            : item.status === 'blocked' && isBudgetBlocker(item.blocker)
+              ? `${item.blocker!.reason} (holon edit ${id} --budget ... or holon reopen ${id})`
+              : null;
       if (skip) {
         markResumed(this.home, p.resumes, 'skipped');
         this.sayOnce(`not running ${agent} on ${id} (${p.reasons.join('+')}): ${skip}`);
         return false;
       }
       ({ cfg, timeoutMs } = agentRunner(this.home, agent));
+      const gate = itemGate(this.home, agent, item, this.now());
+      if (gate.refuse) {
+        markResumed(this.home, p.resumes, 'skipped');
+        const b = blockForBudget(this.home, ref, this.now())
+          .then((blocked) => this.sayOnce(`not running ${agent} on ${id} (${p.reasons.join('+')}): budget_exhausted: ${gate.reason}${blocked ? `; item blocked (holon edit ${id} --budget ... or holon reopen ${id})` : ''}`))
+          .catch((err: Error) => this.sayOnce(`not running ${agent} on ${id}: budget_exhausted: ${gate.reason}; could not block it: ${err.message}`))
+          .finally(() => this.blocking.delete(b));
+        this.blocking.add(b);
+        return false;
+      }
+      budgetNote = gate.note;
     } catch (err) {
       this.sayOnce(`not running ${agent} on ${id}: ${(err as Error).message}`);
       return false;
@@ -268,7 +293,7 @@ export class Watcher {
     try {
       const plan = retryPlan(listRuns(this.home, { agent, work: id }).filter((r) => r.work_item === id), this.settings.retry);
       const retry = plan && plan.failures > 0 ? { failures: plan.failures, limit: this.settings.retry.limit, last: plan.last.id, cause: plan.last.cause ?? plan.last.error } : undefined;
-      handle = startRun(this.home, { agent, ref, reasons: p.reasons, wakes: p.wakes, retry }, cfg, timeoutMs);
+      handle = startRun(this.home, { agent, ref, reasons: p.reasons, wakes: p.wakes, retry, budgetNote }, cfg, timeoutMs);
     } catch (err) {
       this.sayOnce(`could not start ${agent} on ${id}: ${(err as Error).message}`);
       return false;
@@ -298,7 +323,10 @@ export class Watcher {
 
   /** Resolves when no run is in flight. */
   async idle(): Promise<void> {
-    while (this.running.size) await Promise.all([...this.running.values()].map(settled));
+    while (this.running.size || this.blocking.size) {
+      await Promise.all([...this.running.values()].map(settled));
+      await Promise.all([...this.blocking]);
+    }
   }
 
   /** Stops cleanly: no new runs, in-flight runs get `graceMs` to finish, then are killed and marked interrupted. */
@@ -320,5 +348,6 @@ export class Watcher {
       }
     }
     await this.passing;
+    await Promise.all([...this.blocking]);
   }
 }

@@ -10,6 +10,7 @@ import { eventsSignature, type InputUse } from './frontier-input.js';
 import type { Listing } from './graph-index.js';
 import { agentDir, type Home } from './home.js';
 import { readWorkspace } from './workspace.js';
+import { spendingSignature } from './budget.js';
 
 /**
  * The last frontier of an agent, reused while nothing it depends on changed: the fingerprint covers
@@ -32,6 +33,8 @@ interface Header {
   until: number | null;
   workspace: Workspace | null;
   events: Record<string, string>;
+  /** Issue 17: the run records' signature when a budget was evaluated. */
+  spending?: string | null;
   now: string;
 }
 
@@ -93,6 +96,7 @@ export function stillValid(home: Home, h: Header, nowMs: number, cwd: string): b
   if ((h.from != null && nowMs < h.from) || (h.until != null && nowMs >= h.until)) return false;
   if (h.workspace && JSON.stringify(readWorkspace(cwd)) !== JSON.stringify(h.workspace)) return false;
   for (const [a, sig] of Object.entries(h.events)) if (eventsSignature(home, a) !== sig) return false;
+  if (h.spending != null && spendingSignature(home) !== h.spending) return false;
   return true;
 }
 
@@ -110,6 +114,6 @@ export function headerFor(fp: string, gfp: string, bounds: { from: number; until
   for (const a of used.eventAgents) events[a] = eventsSignature(home, a);
   return {
     fp, gfp, from: Number.isFinite(bounds.from) ? bounds.from : null, until: Number.isFinite(bounds.until) ? bounds.until : null,
-    workspace: used.workspace, events, now,
+    workspace: used.workspace, events, now, spending: used.spending ? spendingSignature(home) : null,
   };
 }

@@ -9,6 +9,8 @@ import { loadGraph, type LoadedGraph } from './graph-index.js';
 import { agentDir, type Home } from './home.js';
 import { readWorkspace } from './workspace.js';
 import { readRecordText } from './record-file.js';
+import { describeFigures, type SpendEntry } from '../core/budget.js';
+import { budgetsConfigured, dailyBudgetState, itemBudgetState, spendingByItem } from './budget.js';
 
 const eventsDir = (home: Home, agent: string) => join(agentDir(home, agent), 'events');
 
@@ -45,10 +47,44 @@ export function eventsSignature(home: Home, agent: string): string {
   return names.map((n) => `${n}:${fileKey(join(dir, n)) ?? '-'}`).join('|');
 }
 
+/**
+ * The frontier's budget check (issue 17): reads run records and threads only when a budget can apply
+ * (the item sets one, or AGENTS.md / holon.yaml give a default), once per command.
+ */
+function budgetCheck(home: Home, agent: string, nowMs: number, used: InputUse): FrontierInput['budget'] {
+  let conf: ReturnType<typeof budgetsConfigured> | null = null;
+  let daily: { detail: string; untilMs: number } | null | undefined;
+  let spending: Map<string, SpendEntry[]> | null = null;
+  return (item) => {
+    conf ??= budgetsConfigured(home, agent);
+    if (conf.daily) {
+      if (daily === undefined) {
+        used.spending = true;
+        const d = dailyBudgetState(home, agent, nowMs);
+        daily = d.verdict.state === 'exhausted' ? { detail: `agent ${agent}'s daily budget for ${d.day} (${d.timezone}) is spent: ${describeFigures(d.verdict, 'worst')}; its runs resume at ${d.resets_at}`, untilMs: d.resetsMs } : null;
+      }
+      if (daily) return daily;
+    }
+    if (!conf.item && item.extra.budget == null) return null;
+    used.spending = true;
+    spending ??= spendingByItem(home, agent);
+    let s;
+    try {
+      s = itemBudgetState(home, item, nowMs, spending.get(item.id) ?? []);
+    } catch {
+      // A malformed budget is `holon check`'s (and the watcher's) to report; it stops nothing here.
+      return null;
+    }
+    return s.verdict.state === 'exhausted' ? { detail: `budget spent: ${describeFigures(s.verdict, 'worst')} (holon edit ${item.id} --budget ... raises it)`, untilMs: null } : null;
+  };
+}
+
 /** What the evaluation looked at beyond the work files (for the result cache). */
 export interface InputUse {
   workspace: Workspace | null;
   eventAgents: Set<string>;
+  /** A budget was evaluated from run records and thread commands (issue 17): the cache checks spendingSignature. */
+  spending: boolean;
 }
 
 /**
@@ -56,7 +92,7 @@ export interface InputUse {
  * or branch, event folders are read only when a resume_when names an event.
  */
 export function buildFrontierInput(home: Home, agent: string, opts: { holder: string; nowMs: number; cwd: string }, loaded: LoadedGraph): { input: FrontierInput; problems: RecordProblem[]; used: InputUse } {
-  const used: InputUse = { workspace: null, eventAgents: new Set() };
+  const used: InputUse = { workspace: null, eventAgents: new Set(), spending: false };
   const events = new Map<string, Set<string>>();
   const input: FrontierInput = {
     agent,
@@ -71,6 +107,7 @@ export function buildFrontierInput(home: Home, agent: string, opts: { holder: st
       if (!s) events.set(a, (s = admittedEventResources(home, a)));
       return s;
     },
+    budget: budgetCheck(home, agent, opts.nowMs, used),
   };
   return { input, problems: loaded.problems, used };
 }

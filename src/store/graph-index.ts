@@ -18,7 +18,7 @@ import { readRecordText } from './record-file.js';
  * the cache is small (no bodies, only live waits) so reading it is cheap at 10,000 items.
  */
 
-const VERSION = 8;
+const VERSION = 9;
 
 type Slim = Partial<WorkItem>;
 
@@ -57,6 +57,8 @@ export function slimOf(item: WorkItem, agent: string): Slim | 'D' {
     if (v == null || (Array.isArray(v) && v.length === 0) || (f === 'class' && v === 'advancement_task')) continue;
     out[f] = v;
   }
+  // Issue 17: the frontier's budget check reads the item's budget and where its spending starts.
+  if (!closed && (item.extra.budget != null || item.extra.budget_since != null)) out.extra = { budget: item.extra.budget ?? null, budget_since: item.extra.budget_since ?? null };
   return out as Slim;
 }
 
@@ -70,7 +72,7 @@ export function itemOf(s: Slim | 'D', id: string, agent: string): WorkItem {
     requires: s.requires ?? EMPTY, repo: s.repo ?? null, branch: s.branch ?? null, write_scope: s.write_scope ?? EMPTY,
     needs_decision: s.needs_decision ?? EMPTY, decision_scope: s.decision_scope ?? null, exclude: s.exclude ?? EMPTY,
     claim: s.claim ?? null, waits: s.waits ?? EMPTY, blocker: s.blocker ?? null, successors: s.successors ?? EMPTY,
-    superseded_by: s.superseded_by ?? null, supersedes: EMPTY, no_followup: null, delivery: null, extra: NO_EXTRA,
+    superseded_by: s.superseded_by ?? null, supersedes: EMPTY, no_followup: null, delivery: null, extra: s.extra ?? NO_EXTRA,
   };
 }
 

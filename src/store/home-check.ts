@@ -1,10 +1,11 @@
+import { parseBudget } from '../core/budget.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkGraph } from '../core/graph-check.js';
 import { graphFieldProblems } from '../core/graph-fields.js';
 import { conflictLine, parseMarkdownRecord, parseYamlRecord, RecordParseError, type RecordProblem } from '../core/record-codec.js';
 import { AGENTS_EXAMPLE } from './agents.js';
-import { agentDir, agentsDir, listAgents, type Home } from './home.js';
+import { agentDir, agentsDir, listAgents, readConfig, type Home } from './home.js';
 import { irregularRecord, readRecordText } from './record-file.js';
 import { loadAllWork } from './work-index.js';
 import { checkTimerData } from './timers.js';
@@ -55,6 +56,15 @@ export function checkHome(home: Home): RecordProblem[] {
     const i = key ? readFileSync(cfg, 'utf8').split('\n').findIndex((l) => /^\s+/.test(l) && l.trim().startsWith(`${key}:`)) : -1;
     problems.push({ file: cfg, line: i >= 0 ? i + 1 : lineOfKey(cfg, 'watch'), message: err.message.replace(`${cfg}: `, ''), fix: err.hint ?? 'see docs/watch.md' });
   }
+  // Issue 17: budget: and timezone: (the home was opened with defaults when they are malformed).
+  try {
+    readConfig(home.dir);
+  } catch (err) {
+    const msg = err instanceof HolonError ? err.message.replace(cfg, '').replace(/^:?\s*/, '') : '';
+    if (/^(budget|unknown key budget|timezone)/.test(msg)) {
+      problems.push({ file: cfg, line: lineOfKey(cfg, msg.startsWith('timezone') ? 'timezone' : 'budget'), message: msg, fix: (err as HolonError).hint ?? 'see docs/budgets.md' });
+    }
+  }
   const agents = listAgents(home);
   for (const entry of safeReaddir(agentsDir(home))) {
     if (!agents.includes(entry)) {
@@ -65,7 +75,18 @@ export function checkHome(home: Home): RecordProblem[] {
     const md = join(agentDir(home, a), 'AGENTS.md');
     problems.push(...safeParse(() => {
       const text = readRecordText(md);
-      if (text.startsWith('---')) parseMarkdownRecord(text, md, AGENTS_EXAMPLE);
+      if (text.startsWith('---')) {
+        const policy = (parseMarkdownRecord(text, md, AGENTS_EXAMPLE).data.policy ?? {}) as Record<string, unknown>;
+        // Issue 17: a malformed budget default would stop every run of the agent.
+        for (const key of ['budget', 'daily_budget']) {
+          if (policy[key] == null) continue;
+          try {
+            parseBudget(policy[key], `policy.${key}`);
+          } catch (err) {
+            throw new RecordParseError({ file: md, line: lineOfKey(md, key), message: (err as Error).message, fix: (err as HolonError).hint ?? 'see docs/budgets.md' });
+          }
+        }
+      }
       else if (conflictLine(text)) throw new RecordParseError({ file: md, line: conflictLine(text), message: 'git conflict marker', fix: 'resolve the merge and delete the markers' });
     }));
     const focus = join(agentDir(home, a), 'focus.yaml');
@@ -108,6 +129,13 @@ export function checkHome(home: Home): RecordProblem[] {
   problems.push(...checkWaitReferences(home, agents, loaded));
   loaded.items.forEach((item, n) => {
     for (const g of graphFieldProblems(item)) problems.push({ file: loaded.files[n], line: lineOfKey(loaded.files[n], g.field), message: g.message, fix: g.fix });
+    if (item.extra.budget != null) {
+      try {
+        parseBudget(item.extra.budget, 'budget');
+      } catch (err) {
+        problems.push({ file: loaded.files[n], line: lineOfKey(loaded.files[n], 'budget'), message: (err as Error).message, fix: `${(err as HolonError).hint ?? 'see docs/budgets.md'}; or \`holon edit ${item.id} --budget ...\`` });
+      }
+    }
   });
   // A FIFO in work/ is named by the folder scan and by the loader: once is enough.
   const seen = new Set<string>();

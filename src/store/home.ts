@@ -5,6 +5,7 @@ import { fileKey, writeCache } from './cache-file.js';
 import { HolonError, invalid, notFound } from '../core/errors.js';
 import { assertSafeId, closeMatches } from '../core/ids.js';
 import { DEFAULT_WATCH, watchConfig, type WatchConfig } from '../core/watch-settings.js';
+import { checkTimeZone, parseBudget, parseWarnAt, type Budget } from '../core/budget.js';
 
 /** Settings from holon.yaml, with defaults. */
 export interface HomeConfig {
@@ -14,6 +15,16 @@ export interface HomeConfig {
   capabilities: Record<string, { probe?: string; description?: string } | null>;
   watch: WatchConfig;
   claims: 'local' | 'shared';
+  /** The home's time zone (IANA name): where a daily budget's day starts. */
+  timezone: string;
+  /** holon.yaml `budget:` (docs/budgets.md): the default per item, per agent per day, the warning share. */
+  budget: HomeBudgets;
+}
+
+export interface HomeBudgets {
+  item: Budget | null;
+  daily: Budget | null;
+  warn: number;
 }
 
 export interface Home {
@@ -32,7 +43,21 @@ export const DEFAULT_CONFIG: HomeConfig = {
   capabilities: {},
   watch: DEFAULT_WATCH,
   claims: 'local',
+  timezone: 'UTC',
+  budget: { item: null, daily: null, warn: 0.8 },
 };
+
+function homeBudgets(raw: unknown, file: string): HomeBudgets {
+  if (raw == null) return DEFAULT_CONFIG.budget;
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw invalid(`${file}: budget must be a map`, 'budget: {item: "tokens=2M", daily: "cost=10usd", warn: "80%"}');
+  const b = raw as Record<string, unknown>;
+  for (const k of Object.keys(b)) if (!['item', 'daily', 'warn'].includes(k)) throw invalid(`${file}: unknown key budget.${k}`, 'budget takes item (per item), daily (per agent per day) and warn (e.g. 80%)');
+  return {
+    item: b.item == null ? null : parseBudget(b.item, `${file} budget.item`),
+    daily: b.daily == null ? null : parseBudget(b.daily, `${file} budget.daily`),
+    warn: parseWarnAt(b.warn, `${file} budget`),
+  };
+}
 
 /** The .holon folder a --home/HOLON_HOME value names: the folder itself, or one that contains .holon. */
 export function homeDirFor(value: string, cwd: string): string {
@@ -93,6 +118,8 @@ export function readConfig(dir: string): HomeConfig {
     capabilities: (c.capabilities as HomeConfig['capabilities']) ?? {},
     watch: watchConfig(c.watch),
     claims: c.claims === 'shared' ? 'shared' : 'local',
+    timezone: c.timezone == null ? 'UTC' : checkTimeZone(String(c.timezone), file),
+    budget: homeBudgets(c.budget, file),
   };
 }
 

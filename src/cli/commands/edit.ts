@@ -2,7 +2,11 @@ import { invalid } from '../../core/errors.js';
 import { findCycles, type GraphNode } from '../../core/graph-check.js';
 import { normalizeDecisionScope } from '../../core/graph-fields.js';
 import { CLASSES, PRIORITIES, type Priority, type TaskClass, type WorkItem } from '../../core/types.js';
-import { viewOf, workItemJson } from '../../core/workitem.js';
+import { appendHistory, viewOf, workItemJson, type WorkDoc } from '../../core/workitem.js';
+import { formatBudget, isBudgetBlocker, parseBudget, type Budget } from '../../core/budget.js';
+import { iso } from '../../core/time.js';
+import { itemBudget, itemBudgetState, ownBudget } from '../../store/budget.js';
+import type { Home } from '../../store/home.js';
 import { loadAllWork } from '../../store/work-index.js';
 import { locateWork, mutateWork } from '../../store/work-store.js';
 import type { Ctx } from '../context.js';
@@ -26,6 +30,7 @@ export interface EditOptions {
   repo?: string;
   branch?: string;
   decisionScope?: string;
+  budget?: string;
   json?: boolean;
   [flag: string]: unknown;
 }
@@ -82,6 +87,24 @@ function assertNoCycle(item: WorkItem, ctx: Ctx): void {
   if (cycle) throw invalid(`${item.id}: depends_on would close a cycle: ${[...cycle, cycle[0]].join(' -> ')}`, 'remove one of these dependencies instead');
 }
 
+/**
+ * Sets budget figures over the item's own (null clears them all); an item blocked by a spent budget
+ * that the new one allows is reopened, so the raise is the whole recovery.
+ */
+function withBudget(home: Home, doc: WorkDoc, change: Budget | null, nowMs: number): WorkDoc {
+  const { budget: _old, ...rest } = doc.item.extra;
+  const merged = change === null ? null : { ...(ownBudget(doc.item) ?? {}), ...change };
+  let next: WorkDoc = { ...doc, item: { ...doc.item, extra: merged && Object.keys(merged).length ? { ...rest, budget: formatBudget(merged) } : rest } };
+  if (next.item.status === 'blocked' && isBudgetBlocker(next.item.blocker)) {
+    const v = itemBudgetState(home, next.item, nowMs).verdict;
+    if (v.state !== 'exhausted') {
+      next = appendHistory(next, { at: iso(nowMs), text: `budget raised to ${formatBudget(itemBudget(home, next.item).budget) || 'none'}: reopened (was blocked: ${doc.item.blocker!.reason})` });
+      next = { ...next, item: { ...next.item, status: 'open', blocker: null } };
+    }
+  }
+  return next;
+}
+
 /** `holon edit ID`: change graph fields and the title; validated before anything is written. */
 export async function run(ctx: Ctx, args: string[], opts: EditOptions): Promise<void> {
   const ref = targetItem(ctx, args[0]);
@@ -94,11 +117,15 @@ export async function run(ctx: Ctx, args: string[], opts: EditOptions): Promise<
   // Dropping a needed decision is deciding it: an agent run needs the same authority as for `decide`.
   for (const need of (opts.removeNeedsDecision as string[] | undefined) ?? []) assertAuthority(home, ctx.actor, need, 'drop the decision');
   const addsDeps = ((opts.addDependsOn as string[] | undefined) ?? []).length > 0;
+  const budget = opts.budget === undefined ? undefined : clearing(opts.budget) ? null : parseBudget(opts.budget, '--budget', true);
+  // An agent that could raise its own budget would have none: budgets are a person's to set.
+  if (budget !== undefined && ctx.actor.startsWith('agent:')) throw invalid(`${ctx.actor} may not change the budget of ${ref.id}`, 'a person sets budgets (`holon edit --budget` outside an agent run); ask with `holon notify` or a user_action item');
   const r = await mutateWork(home, ref, ctx.nowMs, (doc) => {
-    const item = applyEdits(doc.item, opts, resolveId);
+    let item = applyEdits(doc.item, opts, resolveId);
     assertGraphFields(item, `holon edit ${ref.id}`);
     if (addsDeps) assertNoCycle(item, ctx);
-    return { ...doc, item };
+    if (budget === undefined) return { ...doc, item };
+    return withBudget(home, { ...doc, item }, budget, ctx.nowMs);
   });
   if (opts.json) return printJson({ ...workItemJson(viewOf(r.doc)), changed: r.changed });
   out(r.changed ? `${ref.id}  updated (revision ${r.doc.item.revision})` : `${ref.id}  nothing changed`);

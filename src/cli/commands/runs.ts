@@ -7,6 +7,10 @@ import type { Ctx } from '../context.js';
 import { parseLimit } from '../limit.js';
 import { dim, out, printJson, table, truncate } from '../output.js';
 import { relPath } from '../render.js';
+import { budgetJson, type BudgetJson } from '../../core/budget.js';
+import { budgetsConfigured, dailyBudgetState, itemBudgetState } from '../../store/budget.js';
+import { readWorkFile } from '../../store/work-store.js';
+import { targetItem } from '../work-args.js';
 
 const tokens = (r: RunRecord) => (r.tokens ? `${r.tokens.uncached_input + r.tokens.cache_read + r.tokens.cache_write}/${r.tokens.output}` : '-');
 const cost = (c: number | null) => (c === null ? '-' : `$${c.toFixed(4)}`);
@@ -28,8 +32,14 @@ export function run(ctx: Ctx, args: string[], opts: { work?: string; json?: bool
   const limit = parseLimit(opts.limit);
   let runs = listRuns(home, { agent, work: opts.work });
   if (limit) runs = runs.slice(-limit);
-  const totals = totalsByAgent(runs);
-  if (opts.json) return printJson({ runs, totals });
+  const now = ctx.nowMs;
+  const totals = totalsByAgent(runs).map((t) => {
+    if (!budgetsConfigured(home, t.agent).daily) return t;
+    const d = dailyBudgetState(home, t.agent, now);
+    return { ...t, daily_budget: { ...budgetJson(d.budget, d.source, d.spent, d.verdict), day: d.day, timezone: d.timezone, resets_at: d.resets_at } };
+  });
+  const item = opts.work ? itemBudgetOf(ctx, opts.work) : null;
+  if (opts.json) return printJson({ runs, totals, ...(opts.work ? { budget: item } : {}) });
   if (!runs.length) return out(`no runs yet${agent ? ` for ${agent}` : ''}${opts.work ? ` on ${opts.work}` : ''} (holon watch starts them)`);
   out(table([
     ['RUN', 'AGENT', 'ITEM', 'REASON', 'STATUS', 'STARTED', 'TOOK', 'TOKENS IN/OUT', 'COST', 'PROGRESS', 'CAUSE'],
@@ -41,8 +51,30 @@ export function run(ctx: Ctx, args: string[], opts: { work?: string; json?: bool
     ]),
   ]));
   out('');
-  for (const t of totals) out(totalsLine(t));
+  for (const t of totals) {
+    out(totalsLine(t));
+    const d = 'daily_budget' in t ? t.daily_budget : null;
+    if (d) out(`daily budget of ${t.agent} for ${d.day} (${d.timezone}): ${d.state}: ${leftLine(d)}; resets at ${d.resets_at}`);
+  }
+  if (item) out(`budget of ${opts.work}: ${item.state}: ${leftLine(item)}`);
 }
+
+/** The item's budget, spent and left, for `runs --work` (null when the id names no item here). */
+function itemBudgetOf(ctx: Ctx, work: string) {
+  let ref;
+  try {
+    ref = targetItem(ctx, work);
+  } catch {
+    return null;
+  }
+  const s = itemBudgetState(ctx.home(), readWorkFile(ref.file, ref.id).item, ctx.nowMs);
+  return { ...budgetJson(s.budget, s.source, s.spent, s.verdict), item: ref.id, since: s.since };
+}
+
+const leftLine = (b: BudgetJson) =>
+  Object.keys(b.limits).length
+    ? Object.entries(b.limits).filter(([, v]) => v !== null).map(([k, v]) => `${k} ${(b.spent as Record<string, number>)[k]} of ${v} spent, ${b.left[k]} left`).join('; ')
+    : `no limit; spent ${b.spent.tokens} tokens (+${b.spent.cache_read} cache reads, not counted), ${b.spent.runs} runs`;
 
 /** How many bytes of the log `holon runs show` prints by default. */
 const TAIL_BYTES = 4096;

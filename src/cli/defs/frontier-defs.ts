@@ -88,7 +88,8 @@ export function defineFrontierCommands(program: Command): void {
     .option('--priority <P>', 'P0 .. P4 (none clears it)')
     .option('--repo <name>', 'repository it must run in (none clears it)')
     .option('--branch <name>', 'branch the checkout must be on (none clears it)')
-    .option('--decision-scope <scope>', 'for a user_gate: kind:granularity:key (none clears it)');
+    .option('--decision-scope <scope>', 'for a user_gate: kind:granularity:key (none clears it)')
+    .option('--budget <limits>', 'change budget figures, e.g. tokens=4M (FIGURE=none: unlimited; none clears the item\'s budget); reopens an item blocked by a budget it now allows');
   for (const [flag, what] of LIST_FLAGS) {
     // Scopes and conditions may hold commas: those flags repeat instead of splitting.
     const repeatOnly = flag === 'resume-when' || flag === 'needs-decision';

@@ -40,6 +40,7 @@ export function defineWorkCommands(program: Command): void {
     .option('--decision-scope <scope>', 'for a user_gate: the decision it stands for, kind:granularity:key')
     .option('--exclude <agents>', 'agents that may not take it (comma-separated or repeated)', list)
     .option('--resume-when <cond>', 'at:ISO, done:ID, event:RESOURCE or capability:NAME (repeatable)', collect)
+    .option('--budget <limits>', 'what its runs may spend, e.g. tokens=2M,cost=5usd,runs=20,time=2h (docs/budgets.md)')
     .option('--pick', 'also make it the agent\'s focus')
     .option('--json', 'print the new WorkItem as JSON')
     .action(lazy(() => import('../commands/new.js')));

@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest';
+import {
+  budgetVerdict, dayWindow, describeFigures, formatBudget, layerBudgets, parseBudget, parseWarnAt, sumSpending,
+  type SpendEntry,
+} from '../../src/core/budget.js';
+import { HolonError } from '../../src/core/errors.js';
+
+const t = (uncached_input: number, output: number, cache_read = 0, cache_write = 0) => ({ uncached_input, cache_read, cache_write, output, reasoning: 0 });
+const run = (start: string, end: string | null, tokens: ReturnType<typeof t> | null, cost: number | null, isRun = true): SpendEntry => ({ started_at: start, ended_at: end, tokens, cost_usd: cost, run: isRun });
+
+describe('parseBudget', () => {
+  it('reads every figure with its units', () => {
+    expect(parseBudget('tokens=2M,cost=5usd,runs=20,time=2h', '--budget')).toEqual({ tokens: 2_000_000, cost: 5, runs: 20, time: 7_200_000 });
+    expect(parseBudget('tokens=1.5k, cost=$0.25, time=1h30m', '--budget')).toEqual({ tokens: 1500, cost: 0.25, time: 5_400_000 });
+    expect(parseBudget({ tokens: '2M', cost_usd: 3, runs: null }, 'front matter')).toEqual({ tokens: 2_000_000, cost: 3, runs: null });
+    expect(parseBudget('runs=none', '--budget')).toEqual({ runs: null });
+  });
+
+  it.each([
+    ['tokens=abc', /tokens=abc is not a limit/],
+    ['toks=2M', /unknown budget figure "toks"/],
+    ['tokens', /"tokens" is not FIGURE=LIMIT/],
+    ['tokens=1M,tokens=2M', /given twice/],
+    ['runs=1.5', /runs=1.5 is not a limit/],
+    ['time=2 hours', /time=2 hours is not a limit/],
+    ['', /the budget is empty/],
+  ])('refuses %j as a usage error (exit 2) from a flag', (text, re) => {
+    let err: unknown;
+    try {
+      parseBudget(text, '--budget', true);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(HolonError);
+    expect((err as HolonError).kind).toBe('usage');
+    expect((err as Error).message).toMatch(re);
+    expect((err as Error).message).toContain('--budget');
+  });
+
+  it('refuses a bad file value as invalid (exit 3) naming where', () => {
+    expect(() => parseBudget('tokens=x', 'agents/a/AGENTS.md policy.budget')).toThrow(/agents\/a\/AGENTS.md policy.budget: tokens=x/);
+    expect(() => parseBudget(['tokens=1'], 'holon.yaml budget.item')).toThrow(HolonError);
+  });
+
+  it('writes back what it reads', () => {
+    const b = parseBudget('tokens=2M,cost=5usd,runs=20,time=2h', 'x');
+    expect(formatBudget(b)).toBe('tokens=2M,cost=5usd,runs=20,time=2h');
+    expect(parseBudget(formatBudget(b), 'x')).toEqual(b);
+    expect(formatBudget({ tokens: 14708, runs: null })).toBe('tokens=14708,runs=none');
+  });
+});
+
+describe('layering', () => {
+  it('takes each figure from the most specific layer that sets it; none lifts a default', () => {
+    const r = layerBudgets([
+      { source: 'item', budget: { tokens: 4_000_000, runs: null } },
+      { source: 'agent', budget: { tokens: 1_000_000, cost: 5, runs: 10 } },
+      { source: 'home', budget: { time: 3_600_000, cost: 20 } },
+    ]);
+    expect(r.budget).toEqual({ tokens: 4_000_000, runs: null, cost: 5, time: 3_600_000 });
+    expect(r.source).toEqual({ tokens: 'item', runs: 'item', cost: 'agent', time: 'home' });
+  });
+});
+
+describe('sumSpending', () => {
+  const entries = [
+    run('2026-12-01T10:00:00Z', '2026-12-01T10:01:00Z', t(100, 50, 9000, 20), 0.5),
+    run('2026-12-01T11:00:00Z', '2026-12-01T11:00:30Z', t(10, 5, 1000), null),
+    // A thread command of the item: tokens, cost and time, not a run.
+    run('2026-12-01T12:00:00Z', '2026-12-01T12:00:10Z', t(1, 1), 0.25, false),
+    // A run in flight counts its time up to now.
+    run('2026-12-01T13:00:00Z', null, null, null),
+  ];
+  const now = Date.parse('2026-12-01T13:00:05Z');
+
+  it('counts input + cache writes + output, shows cache reads apart, sums cost, runs and wall time', () => {
+    expect(sumSpending(entries, now)).toEqual({ tokens: 170 + 15 + 2, cache_read: 10_000, cost: 0.75, runs: 3, time: 60_000 + 30_000 + 10_000 + 5_000, uncosted: 1 });
+  });
+
+  it('counts only what started since a reopen', () => {
+    expect(sumSpending(entries, now, Date.parse('2026-12-01T11:30:00Z'))).toMatchObject({ tokens: 2, runs: 1, cost: 0.25 });
+  });
+
+  it('takes a run record\'s measured duration over its whole-second times', () => {
+    expect(sumSpending([{ ...run('2026-12-01T10:00:00Z', '2026-12-01T10:00:00Z', null, null), duration_ms: 420 }], now).time).toBe(420);
+  });
+
+  it('is zero for no entries', () => expect(sumSpending([], now)).toEqual({ tokens: 0, cache_read: 0, cost: 0, runs: 0, time: 0, uncosted: 0 }));
+});
+
+describe('budgetVerdict', () => {
+  const spent = { tokens: 1600, cache_read: 50_000, cost: 0.2, runs: 2, time: 1000, uncosted: 0 };
+
+  it('is none without a limit, ok below the warning share, warn from it, exhausted once spent reaches the limit', () => {
+    expect(budgetVerdict({}, spent).state).toBe('none');
+    expect(budgetVerdict({ tokens: null }, spent).state).toBe('none');
+    expect(budgetVerdict({ tokens: 10_000 }, spent)).toMatchObject({ state: 'ok', figure: 'tokens' });
+    expect(budgetVerdict({ tokens: 2000 }, spent)).toMatchObject({ state: 'warn', figure: 'tokens', figures: [{ left: 400, ratio: 0.8 }] });
+    expect(budgetVerdict({ tokens: 2000 }, spent, 0.9).state).toBe('ok');
+    expect(budgetVerdict({ runs: 2 }, spent)).toMatchObject({ state: 'exhausted', figure: 'runs', figures: [{ spent: 2, left: 0 }] });
+    expect(budgetVerdict({ tokens: 1000 }, spent).figures[0].left).toBe(0);
+  });
+
+  it('names the worst figure: exhausted beats warn, then the most used', () => {
+    const v = budgetVerdict({ tokens: 2000, cost: 0.2, runs: 100, time: 1100 }, spent);
+    expect(v).toMatchObject({ state: 'exhausted', figure: 'cost' });
+    expect(describeFigures(v, 'worst')).toBe('cost 0.2usd of 0.2usd spent, 0usd left');
+    expect(budgetVerdict({ tokens: 2000, time: 1100 }, spent).figure).toBe('time');
+  });
+
+  it('reads the warning share as a percentage or a fraction', () => {
+    expect(parseWarnAt(undefined, 'x')).toBe(0.8);
+    expect(parseWarnAt('90%', 'x')).toBe(0.9);
+    expect(parseWarnAt(0.5, 'x')).toBe(0.5);
+    expect(() => parseWarnAt('150%', 'holon.yaml budget')).toThrow(/holon.yaml budget: warn "150%"/);
+  });
+});
+
+describe('dayWindow', () => {
+  it('is the UTC day in UTC', () => {
+    const w = dayWindow(Date.parse('2026-12-01T23:59:59Z'), 'UTC');
+    expect(w).toEqual({ day: '2026-12-01', startMs: Date.parse('2026-12-01T00:00:00Z'), endMs: Date.parse('2026-12-02T00:00:00Z') });
+  });
+
+  it('is the local day in another zone (Tokyo is UTC+9: its 1 December starts at 15:00 UTC the day before)', () => {
+    const w = dayWindow(Date.parse('2026-11-30T16:00:00Z'), 'Asia/Tokyo');
+    expect(w.day).toBe('2026-12-01');
+    expect(new Date(w.startMs).toISOString()).toBe('2026-11-30T15:00:00.000Z');
+    expect(new Date(w.endMs).toISOString()).toBe('2026-12-01T15:00:00.000Z');
+  });
+
+  it('has 23 hours on a spring-forward day', () => {
+    const w = dayWindow(Date.parse('2026-03-29T12:00:00Z'), 'Europe/Paris');
+    expect(w.day).toBe('2026-03-29');
+    expect(new Date(w.startMs).toISOString()).toBe('2026-03-28T23:00:00.000Z');
+    expect(w.endMs - w.startMs).toBe(23 * 3_600_000);
+  });
+});

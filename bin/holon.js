@@ -8,7 +8,7 @@ if (!process.argv.slice(2).includes('watch') && !process.env.HOLON_V8_OPT) v8.se
 // A reader that stops early (`holon frontier | head`) is not an error.
 process.stdout.on('error', (err) => process.exit(err.code === 'EPIPE' ? 0 : 1));
 
-const { main } = await import('../dist/cli/main.js');
+const { main } = await import('../dist/bundle/main.js');
 const code = await main(process.argv.slice(2));
 // process.exit drops output still queued for a pipe (large --json): exit once stdout has drained.
 if (process.stdout.writableLength > 0) process.stdout.once('drain', () => process.exit(code));

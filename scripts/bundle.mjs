@@ -10,6 +10,7 @@
 //                                           test/cli/dash.test.ts checks light commands load none of the heavy ones
 //   dist/build-id.txt                       a hash of every input (src, package-lock.json, this script); the
 //                                           frontier cache keys on it so a rebuilt holon never serves an old answer
+// HOLON_METAFILE=FILE also writes esbuild's metafile (what each chunk holds, byte by byte) for a closer look.
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -135,5 +136,6 @@ for (const [file, out] of Object.entries(result.metafile.outputs)) {
   }
   chunks[relative(OUT, join(ROOT, file))] = [...parts].sort();
 }
+if (process.env.HOLON_METAFILE) writeFileSync(process.env.HOLON_METAFILE, JSON.stringify(result.metafile));
 writeFileSync(join(OUT, 'chunks.json'), `${JSON.stringify(chunks, null, 1)}\n`);
 writeFileSync(join(ROOT, 'dist/build-id.txt'), `${id}\n`);

@@ -54,9 +54,10 @@ await build({ ...common, entryPoints: [join(ROOT, 'node_modules/yaml/dist/index.
  * - the heavy packages stay behind their own `import()` (ink/react in run-dash, the MCP SDK in
  *   mcp/server, chokidar, proper-lockfile), so they load only in the commands that use them.
  */
-const HEAVY_COMMANDS = ['watch', 'dash', 'mcp', 'sync', 'demo', 'setup', 'thread', 'ingress', 'tick', 'task'];
+const HEAVY_COMMANDS = ['watch', 'dash', 'mcp', 'sync', 'demo', 'setup', 'thread', 'ingress', 'tick', 'task', 'init', 'check', 'capabilities', 'runs', 'explain', 'decide', 'merge-file', 'completion'];
 const STAY_LAZY = /(^|\/)(ui\/run-dash|mcp\/server|runtime\/watch-sync)\.js$/;
 const HUB = 'holon:heavy-commands';
+const ident = (name) => name.replace(/-/g, '_');
 /**
  * Node built-ins that cost milliseconds to load (child_process pulls in net, dgram and the streams;
  * crypto its ~20 modules) and that a command may not use at all: in the bundle they are stand-ins whose
@@ -82,7 +83,7 @@ const chunking = {
     b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => ({ contents: lazyBuiltin(args.path), loader: 'js' }));
     b.onResolve({ filter: /^holon:heavy-commands$/ }, () => ({ path: HUB, namespace: 'holon' }));
     b.onLoad({ filter: /.*/, namespace: 'holon' }, () => ({
-      contents: HEAVY_COMMANDS.map((n) => `export * as ${n} from ${JSON.stringify(join(ROOT, `src/cli/commands/${n}.ts`))};`).join('\n'),
+      contents: HEAVY_COMMANDS.map((n) => `export * as ${ident(n)} from ${JSON.stringify(join(ROOT, `src/cli/commands/${n}.ts`))};`).join('\n'),
       loader: 'ts',
       resolveDir: ROOT,
     }));
@@ -91,7 +92,7 @@ const chunking = {
       const imports = [];
       const contents = text.replace(/import\('(\.{1,2}\/[\w./-]+\.js)'\)/g, (all, path) => {
         const cmd = /(?:^|\/)commands\/([\w-]+)\.js$/.exec(path)?.[1];
-        if (cmd && HEAVY_COMMANDS.includes(cmd)) return `import('${HUB}').then((m) => m.${cmd})`;
+        if (cmd && HEAVY_COMMANDS.includes(cmd)) return `import('${HUB}').then((m) => m.${ident(cmd)})`;
         if (STAY_LAZY.test(path)) return all;
         const local = `__lazy_${imports.length}`;
         imports.push(`import * as ${local} from '${path}';`);

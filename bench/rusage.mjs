@@ -19,11 +19,11 @@ export function measure(runs, { cwd, env = {}, prepare = null, warmup = 1 } = {}
   for (const argv of all) {
     for (const [tag, cmd] of [['B', [process.execPath, '-e', '0']], ['C', argv]]) {
       if (tag === 'C' && prepare) lines.push(`${prepare} >/dev/null 2>&1`);
-      lines.push(`echo S ${tag}`, 'snap', `${cmd.map(sh).join(' ')} >/dev/null 2>/tmp/holon-rusage-$$.err || { echo FAIL; cat /tmp/holon-rusage-$$.err; exit 1; }`, 'snap');
+      lines.push(`echo S ${tag}`, 'snap', `${cmd.map(sh).join(' ')} >/dev/null 2>/tmp/holon-rusage-$$.err || { echo "FAIL exit $?"; cat /tmp/holon-rusage-$$.err; exit 1; }`, 'snap');
     }
   }
   const r = spawnSync('bash', ['-c', lines.join('\n')], { cwd, env: { ...process.env, NO_COLOR: '1', ...env }, encoding: 'utf8', maxBuffer: 64 << 20 });
-  if (r.status !== 0) throw new Error(`${runs[0].join(' ')} failed: ${r.stdout.split('FAIL').pop()}${r.stderr}`);
+  if (r.status !== 0) throw new Error(`${runs[0].join(' ')} failed: ${r.stdout.split('FAIL ').pop()}${r.stderr}`);
   const samples = { B: [], C: [] };
   let tag = null;
   let prev = null;

@@ -13,7 +13,7 @@
 // HOLON_METAFILE=FILE also writes esbuild's metafile (what each chunk holds, byte by byte) for a closer look.
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,7 +36,8 @@ function buildId() {
 }
 
 const id = buildId();
-rmSync(OUT, { recursive: true, force: true });
+// Old chunks are left in place: their names carry a content hash, and a running `holon watch` of the
+// previous build may still import one of them lazily.
 mkdirSync(OUT, { recursive: true });
 
 const common = { bundle: true, platform: 'node', target: 'node20', legalComments: 'none', logLevel: 'warning' };

@@ -90,6 +90,12 @@ const chunking = {
     }));
     b.onLoad({ filter: /[\\/]src[\\/].*\.tsx?$/ }, (args) => {
       const text = readFileSync(args.path, 'utf8');
+      // The stand-ins export only functions: a class or constant imported from one would be undefined.
+      for (const m of text.matchAll(new RegExp(`^import ([^;]*) from 'node:(${LAZY_BUILTINS.join('|')})';`, 'gm'))) {
+        const names = /^\{([^}]*)\}$/.exec(m[1].trim())?.[1].split(',').map((n) => n.trim()).filter((n) => n && !n.startsWith('type ')) ?? [];
+        const bad = names.filter((n) => !/^[a-z]\w*$/.test(n.split(/\s+as\s+/)[0]));
+        if (!/^\{/.test(m[1].trim()) || bad.length) throw new Error(`${relative(ROOT, args.path)}: import { functions } from 'node:${m[2]}' only (lazy in the bundle, see LAZY_BUILTINS): ${m[0]}`);
+      }
       const imports = [];
       const contents = text.replace(/import\('(\.{1,2}\/[\w./-]+\.js)'\)/g, (all, path) => {
         const cmd = /(?:^|\/)commands\/([\w-]+)\.js$/.exec(path)?.[1];

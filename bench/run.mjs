@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const only = process.argv.slice(2);
-const scripts = ['core.mjs', 'frontier.mjs', 'watch.mjs', 'waits.mjs', 'threads.mjs', 'sync.mjs', 'timings.mjs', 'admission.mjs'].filter((s) => !only.length || only.some((o) => s.startsWith(o)));
+const scripts = ['speed.mjs', 'core.mjs', 'frontier.mjs', 'watch.mjs', 'waits.mjs', 'threads.mjs', 'sync.mjs', 'timings.mjs', 'admission.mjs'].filter((s) => !only.length || only.some((o) => s.startsWith(o)));
 let failed = 0;
 for (const s of scripts) {
   const path = fileURLToPath(new URL(s, import.meta.url));

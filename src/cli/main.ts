@@ -7,7 +7,7 @@ import { buildProgram } from './program.js';
 
 /** The only place that turns errors into messages and exit codes. */
 export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
+  const program = buildProgram(argv);
   try {
     if (argv[0] === 'help' && argv.length > 1) checkHelpTopic(program, argv.slice(1));
     await program.parseAsync(argv, { from: 'user' });

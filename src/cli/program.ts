@@ -9,8 +9,49 @@ import { defineAgentCommands } from './defs/agent-defs.js';
 import { defineThreadCommands } from './defs/thread-defs.js';
 import { defineSyncCommands } from './defs/sync-defs.js';
 
-/** The command tree. Definitions are cheap; each handler module is imported only when its command runs. */
-export function buildProgram(): Command {
+/** The definition groups, in the order the full tree defines them (`agent` and `setup` span two). */
+const DEFINES = {
+  work: defineWorkCommands,
+  watch: defineWatchCommands,
+  wait: defineWaitCommands,
+  frontier: defineFrontierCommands,
+  agent: defineAgentCommands,
+  thread: defineThreadCommands,
+  sync: defineSyncCommands,
+} as const;
+type Group = keyof typeof DEFINES;
+
+/**
+ * The groups that define each top-level command. With it, `holon show` defines only the work commands:
+ * defining all ~60 costs more than `show` itself. A command missing here (a new one) makes the full tree,
+ * so it still works; test/cli/program-lazy.test.ts checks each listed command's tree is the full one's.
+ */
+export const COMMAND_GROUPS: Record<string, Group[]> = {
+  init: ['work'], agent: ['work', 'watch'], new: ['work'], list: ['work'], show: ['work'], pick: ['work'], progress: ['work'], evidence: ['work'],
+  'on-return': ['work'], resume: ['work'], check: ['work'], demo: ['work'], watch: ['watch'], runs: ['watch'], dash: ['watch'], ingress: ['watch'],
+  wait: ['wait'], task: ['wait'], notify: ['wait'], tell: ['wait'], inbox: ['wait'], timer: ['wait'], tick: ['wait'], complete: ['wait'],
+  supersede: ['wait'], defer: ['wait'], block: ['wait'], reopen: ['wait'], frontier: ['frontier'], explain: ['frontier'], decide: ['frontier'],
+  claim: ['frontier'], renew: ['frontier'], release: ['frontier'], transfer: ['frontier'], edit: ['frontier'], capabilities: ['frontier'],
+  prime: ['agent'], hook: ['agent'], setup: ['agent', 'sync'], mcp: ['agent'], thread: ['thread'], sync: ['sync'], 'merge-file': ['sync'],
+};
+
+/** The command word of argv (after the global options), or null (help, a bare option, nothing). */
+function commandWord(argv: string[]): string | null {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--home' || a === '--agent') i++;
+    else if (a.startsWith('--home=') || a.startsWith('--agent=')) continue;
+    else return a.startsWith('-') ? null : a;
+  }
+  return null;
+}
+
+/**
+ * The command tree. Definitions are cheap; each handler module is imported only when its command runs.
+ * With `argv`, only the groups its command needs (see COMMAND_GROUPS); without, or for anything else
+ * (help, unknown words, a new command), the whole tree.
+ */
+export function buildProgram(argv?: string[]): Command {
   const program = new Command('holon')
     .description('keep the work of coding agents alive across turns, days and machines')
     .version(VERSION, '-V, --version')
@@ -18,13 +59,9 @@ export function buildProgram(): Command {
     .option('--agent <name>', 'the agent to act as; default: $HOLON_AGENT, holon.yaml default_agent, or the only agent')
     .showSuggestionAfterError(true)
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
-  defineWorkCommands(program);
-  defineWatchCommands(program);
-  defineWaitCommands(program);
-  defineFrontierCommands(program);
-  defineAgentCommands(program);
-  defineThreadCommands(program);
-  defineSyncCommands(program);
+  const word = argv ? commandWord(argv) : null;
+  const only = word && word !== 'completion' && Object.prototype.hasOwnProperty.call(COMMAND_GROUPS, word) ? COMMAND_GROUPS[word] : null;
+  for (const [group, define] of Object.entries(DEFINES)) if (!only || only.includes(group as Group)) define(program);
   program
     .command('completion')
     .argument('<shell>', 'bash, zsh or fish')

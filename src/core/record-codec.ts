@@ -1,4 +1,6 @@
 import { yamlLib } from './yaml-lib.js';
+import { parseHolonYaml } from './holon-yaml.js';
+import { emitSimpleYaml } from './yaml-emit.js';
 
 /**
  * Text <-> data for holon records (Markdown with YAML front matter, or plain YAML).
@@ -124,7 +126,9 @@ export function parseYamlRecord(text: string, file: string, example = 'id: "t-4f
 }
 
 function parseYamlMap(yamlText: string, file: string, lineOffset: number, example: string): Record<string, unknown> {
-  let data: unknown;
+  // holon's own subset (what it writes) without loading the library; anything else goes to the library.
+  let data: unknown = parseHolonYaml(yamlText);
+  if (data) return data as Record<string, unknown>;
   try {
     // YAML 1.2 core schema: timestamps stay strings, which is what we want.
     data = yamlLib().parse(yamlText, { uniqueKeys: true, prettyErrors: true });
@@ -140,6 +144,8 @@ function parseYamlMap(yamlText: string, file: string, lineOffset: number, exampl
 
 /** Deterministic YAML for one value: strings always double-quoted, no line folding. */
 export function yamlValue(value: unknown): string {
+  const simple = emitSimpleYaml(value);
+  if (simple !== null) return simple;
   return yamlLib().stringify(value, { defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN', lineWidth: 0, indent: 2 }).replace(/\n$/, '');
 }
 

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type * as Yaml from 'yaml';
+import { parseHolonYaml } from './holon-yaml.js';
 
 let lib: typeof Yaml | undefined;
 
@@ -9,4 +10,9 @@ let lib: typeof Yaml | undefined;
  */
 export function yamlLib(): typeof Yaml {
   return (lib ??= createRequire(import.meta.url)('yaml') as typeof Yaml);
+}
+
+/** A YAML map holon wrote (its own subset, without loading the library), else the library's parse. */
+export function parseYamlMap(text: string): unknown {
+  return parseHolonYaml(text) ?? yamlLib().parse(text);
 }

@@ -18,7 +18,8 @@ const statMtime = (file: string) => {
   }
 };
 
-const SUPERVISOR = fileURLToPath(new URL('./task-supervisor.js', import.meta.url));
+// A separate process running tsc's dist/runtime/ file: the path holds from dist/runtime/ and from dist/bundle/.
+const SUPERVISOR = fileURLToPath(new URL('../runtime/task-supervisor.js', import.meta.url));
 
 /** The event id that carries a task's result: one per handle, so reporting twice writes it once. */
 export const taskEventId = (id: string) => occurrenceEventId(`task:${id}`);

@@ -22,7 +22,8 @@ import {
 import { runChild } from './thread-runners.js';
 import { pidAlive } from '../store/watcher-lock.js';
 
-const SUPERVISOR = fileURLToPath(new URL('./thread-supervisor.js', import.meta.url));
+// A separate process running tsc's dist/runtime/ file: the path holds from dist/runtime/ and from dist/bundle/.
+const SUPERVISOR = fileURLToPath(new URL('../runtime/thread-supervisor.js', import.meta.url));
 
 /** The event that carries a command's result: one per command, so reporting twice writes it once. */
 export const commandEventId = (commandId: string) => occurrenceEventId(`thread-command:${commandId}`);

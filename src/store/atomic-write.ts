@@ -1,6 +1,5 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { rethrowFs } from './fs-errors.js';
 import { pidAlive } from './pid.js';
 
@@ -21,7 +20,9 @@ export function writeFileAtomic(path: string, text: string, tmpDir: string): voi
   try {
     mkdirSync(tmpDir, { recursive: true });
     sweepTempsOnce(tmpDir);
-    tmp = join(tmpDir, `${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+    // The pid tells writers apart and the write is synchronous, so Math.random suffices (crypto costs a
+    // `holon progress` milliseconds to load).
+    tmp = join(tmpDir, `${basename(path)}.${process.pid}.${Math.floor(Math.random() * 0x100000000).toString(16).padStart(8, '0')}.tmp`);
     const fd = openSync(tmp, 'w', 0o644);
     try {
       const buf = Buffer.from(text);

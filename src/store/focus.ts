@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { yamlLib } from '../core/yaml-lib.js';
+import { parseYamlMap } from '../core/yaml-lib.js';
 import { yamlValue } from '../core/record-codec.js';
 import { iso } from '../core/time.js';
 import { writeFileAtomic } from './atomic-write.js';
@@ -20,7 +20,7 @@ const focusFile = (home: Home, agent: string) => join(agentDir(home, agent), 'fo
 
 export function readFocus(home: Home, agent: string): Focus {
   try {
-    const d = yamlLib().parse(readRecordText(focusFile(home, agent))) as Partial<Focus> | null;
+    const d = parseYamlMap(readRecordText(focusFile(home, agent))) as Partial<Focus> | null;
     return { work_item: d?.work_item ? String(d.work_item) : null, since: d?.since ? String(d.since) : null };
   } catch {
     return { work_item: null, since: null };

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Workspace } from '../core/frontier.js';
 import { VERSION } from '../version.js';
+import { BUILD_ID } from '../build-id.js';
 import { fileKey, writeCache } from './cache-file.js';
 import { capabilityCachePath } from './capabilities.js';
 import { eventsSignature, type InputUse } from './frontier-input.js';
@@ -43,8 +43,6 @@ export interface CachedFrontier {
   text: string;
 }
 
-const CODE = ['../core/frontier.js', '../core/frontier-checks.js', './frontier-cache.js', './graph-index.js'].map((r) => fileURLToPath(new URL(r, import.meta.url)));
-
 const statSig = (file: string) => fileKey(file) ?? '-';
 
 /** Everything but the work items: code, agent, holder, limit, holon.yaml, AGENTS.md, capability cache. */
@@ -53,7 +51,7 @@ function baseHash(home: Home, agent: string, holder: string, limit: number | und
   h.update(`${CACHE_VERSION}\0${VERSION}\0${agent}\0${holder}\0${limit ?? 'all'}\0`);
   h.update(JSON.stringify(home.config));
   // A rebuilt holon (new evaluator code) never serves an answer of the old one.
-  for (const f of CODE) h.update(statSig(f));
+  h.update(BUILD_ID);
   h.update(statSig(join(agentDir(home, agent), 'AGENTS.md')));
   h.update(statSig(capabilityCachePath(home)));
   return h;

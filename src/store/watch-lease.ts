@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { yamlValue } from '../core/record-codec.js';
 import { iso } from '../core/time.js';
-import { yamlLib } from '../core/yaml-lib.js';
+import { parseYamlMap } from '../core/yaml-lib.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { agentDir, type Home } from './home.js';
 
@@ -41,7 +41,7 @@ export const watcherHolder = (home: Home) => `${hostname() || 'host'}/${machineI
 
 export function readLease(home: Home, agent: string): WatchLease | null {
   try {
-    const d = yamlLib().parse(readFileSync(leaseFile(home, agent), 'utf8')) as WatchLease | null;
+    const d = parseYamlMap(readFileSync(leaseFile(home, agent), 'utf8')) as WatchLease | null;
     return d && d.holder ? d : null;
   } catch {
     return null;

@@ -1,0 +1,157 @@
+#!/usr/bin/env node
+// Benchmark: the targets of issue 14 in one table, as ratios to a bare `node -e 0` measured in the same
+// run (each timed command is interleaved with one), cpu (user+sys of the child, from getrusage) and wall,
+// median of N runs; side by side with `ticket` (the peer in ../shared/peers) on the same work graph.
+//
+// Usage: node bench/speed.mjs [--runs 7] [--sizes 1000,10000]
+//   HOLON_BENCH_50K=1   adds the 50k rows (generating that home takes a while)
+//   HOLON_PEERS=DIR     the peers folder (ticket, peer-gen.py); default ../shared/peers from the repo.
+//                       Without it the ticket columns say so and stay empty.
+// The graph is peer-gen.py's rule: 30 % closed, every third item depends on the one before, priority
+// i % 5. holon's home is generated from the same rule (one file per item), and is a git repository.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { measure } from './rusage.mjs';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const BIN = join(ROOT, 'bin/holon.js');
+const args = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = args.indexOf(`--${name}`);
+  return i === -1 ? dflt : args[i + 1];
+};
+const RUNS = Number(opt('runs', process.env.HOLON_BENCH_RUNS ?? 7));
+const SIZES = String(opt('sizes', '1000,10000')).split(',').map(Number);
+if (process.env.HOLON_BENCH_50K && !SIZES.includes(50000)) SIZES.push(50000);
+const PEERS = resolve(ROOT, process.env.HOLON_PEERS ?? '../shared/peers');
+const TICKET = join(PEERS, 'ticket');
+const HAVE_TICKET = existsSync(TICKET) && existsSync(join(PEERS, 'peer-gen.py'));
+const ENV = { HOLON_AGENT: 'main', GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'b@x', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'b@x' };
+
+// ---- homes: peer-gen.py's rule, in holon's format
+const closed = (i) => i % 10 < 3;
+const hid = (i) => `w-${i.toString(32).padStart(8, '0')}`;
+/** Open items with no dependency (safe targets for progress/wait/pick). */
+const targets = (n, count) => Array.from({ length: n }, (_, i) => i).filter((i) => !closed(i) && i % 3 !== 0 && i > 10).slice(0, count).map(hid);
+
+function holonHome(n) {
+  const dir = join(ROOT, 'bench/.homes', `speed-${n}`);
+  if (existsSync(join(dir, '.complete'))) return dir;
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  execFileSync(process.execPath, [BIN, 'init', '--agent', 'main'], { cwd: dir, stdio: 'ignore' });
+  const work = join(dir, '.holon/agents/main/work');
+  const at = '2026-01-01T00:00:00Z';
+  for (let i = 0; i < n; i++) {
+    const deps = i % 3 === 0 && i > 0 ? `depends_on:\n  - "${hid(i - 1)}"\n` : '';
+    const text = `---\nid: "${hid(i)}"\ntitle: "Task ${i}"\nagent: "main"\nstatus: "${closed(i) ? 'done' : 'open'}"\nclass: "advancement_task"\npriority: "P${i % 5}"\ncreated_at: "${at}"\nupdated_at: "${at}"\nrevision: 1\n${deps}---\n\n## Objective\n\nBody of task ${i}.\n\n## Progress\n\n## Evidence\n\n## On return\n\n`;
+    writeFileSync(join(work, `${hid(i)}.md`), text);
+  }
+  const git = (...a) => execFileSync('git', a, { cwd: dir, stdio: 'ignore', env: { ...process.env, ...ENV } });
+  git('init', '-q');
+  git('add', '-A');
+  git('commit', '-qm', 'bench home');
+  writeFileSync(join(dir, '.complete'), '');
+  return dir;
+}
+
+function ticketHome(n) {
+  const dir = join(ROOT, 'bench/.homes', `peers-${n}`);
+  if (!existsSync(join(dir, '.complete'))) {
+    rmSync(dir, { recursive: true, force: true });
+    execFileSync('python3', [join(PEERS, 'peer-gen.py'), String(n), dir], { stdio: 'ignore' });
+    writeFileSync(join(dir, '.complete'), '');
+  }
+  return join(dir, 'ticket');
+}
+
+// ---- measuring
+const holonRuns = (argvOf) => Array.from({ length: RUNS + 1 }, (_, i) => [process.execPath, BIN, ...argvOf(i)]);
+const sh = (argv) => argv.map((a) => `'${String(a).replace(/'/g, `'\\''`)}'`).join(' ');
+const ratio = (r) => ({ cpu: r.cpu / r.baseCpu, wall: r.wall / r.baseWall, ms: r.cpu, base: r.baseCpu });
+const fmt = (x) => (x == null ? '-' : x.failed ? `failed (${x.failed})` : `${x.cpu.toFixed(2)}x / ${x.wall.toFixed(2)}x`);
+
+const rows = [];
+const bases = [];
+function row(target, size, goal, r, peer = null, peerName = '') {
+  if (r) bases.push(r.base);
+  rows.push({ target, size, goal, r, peer, peerName });
+}
+
+function maxRssMb(argv, cwd, prepare) {
+  if (!existsSync('/usr/bin/time')) return null;
+  if (prepare) spawnSync('bash', ['-c', prepare], { cwd });
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', ...argv], { cwd, env: { ...process.env, ...ENV }, encoding: 'utf8', maxBuffer: 256 << 20 });
+  const kb = Number(r.stderr.trim().split('\n').pop());
+  return Number.isFinite(kb) ? kb / 1024 : null;
+}
+
+const t0 = Date.now();
+for (const n of SIZES) {
+  const cwd = holonHome(n);
+  const ids = targets(n, 3 * (RUNS + 1));
+  const tdir = HAVE_TICKET ? ticketHome(n) : null;
+  // ticket's `ready` takes seconds at 10k: 3 runs of it are enough.
+  // At 50k, `ticket ready` passes every file to one awk and fails (argument list too long): said so.
+  const ticket = (argvOf, runs = RUNS) => {
+    if (!tdir) return null;
+    try {
+      return ratio(measure(Array.from({ length: runs + 1 }, (_, i) => ['bash', TICKET, ...argvOf(i)]), { cwd: tdir }));
+    } catch (err) {
+      return { failed: String(err.message).match(/exit \d+/)?.[0] ?? 'failed' };
+    }
+  };
+  const m = (argvOf, o = {}) => ratio(measure(holonRuns(argvOf), { cwd, env: ENV, ...o }));
+  const size = `${n / 1000}k`;
+  row('holon --version', size, 1.5, m(() => ['--version']));
+  row('holon show ID', size, 1.5, m((i) => ['show', ids[i]]));
+  // bin/holon.js turns V8's optimizing compiler off for short commands; HOLON_V8_OPT=1 keeps it on.
+  row('holon show ID (HOLON_V8_OPT=1)', size, 1.5, m((i) => ['show', ids[i]], { env: { ...ENV, HOLON_V8_OPT: '1' } }));
+  row('holon progress ID TEXT', size, 1.5, m((i) => ['progress', ids[i], `bench note ${i}`]), ticket((i) => ['add-note', `bn-${String(Number.parseInt(ids[i].slice(2), 32)).padStart(4, '0')}`, `bench note ${i}`]), 'ticket add-note');
+  row('holon pick ID', size, 1.5, m((i) => ['pick', ids[i]]));
+  row('holon wait ID --for external:...', size, 1.5, m((i) => ['wait', ids[RUNS + 1 + i], '--for', `external:bench/${Date.now()}-${i}`, '--reason', 'bench']));
+  if (n >= 10000) {
+    const goal = n >= 50000 ? 2 : 1.5;
+    const frontier = () => ['frontier', '--json'];
+    const warm = `${sh([process.execPath, BIN, 'frontier', '--json'])}`;
+    const readyTicket = ticket(() => ['ready'], Math.min(RUNS, 3));
+    row('frontier --json, warm, unchanged', size, goal, m(frontier, { prepare: warm }), readyTicket, 'ticket ready');
+    row('frontier --json, warm, after a progress', size, goal, m(frontier, { prepare: `${warm} >/dev/null; ${sh([process.execPath, BIN, 'progress', ids[2 * (RUNS + 1)], 'bench'])}` }));
+    row('frontier --json, warm, after an edit', size, goal, m(frontier, { prepare: `${warm} >/dev/null; ${sh([process.execPath, BIN, 'edit', ids[2 * (RUNS + 1) + 1], '--title'])} "Task edited $RANDOM"` }));
+    if (n === 10000) row('frontier --json, cold (no local/)', size, 5, m(frontier, { prepare: 'rm -rf .holon/local' }));
+  }
+  if (n === Math.max(...SIZES)) {
+    const argv = [process.execPath, BIN, 'frontier', '--json'];
+    const cold = maxRssMb(argv, cwd, 'rm -rf .holon/local');
+    const warm = maxRssMb(argv, cwd);
+    rows.push({ target: 'max RSS, frontier --json (cold / warm)', size, goal: '150 MB', memory: [cold, warm] });
+  }
+}
+
+// ---- the table
+const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const table = [['target', 'items', 'holon cpu / wall vs node -e 0', 'goal', 'met', 'ticket (same graph) cpu / wall']];
+for (const r of rows) {
+  if (r.memory) {
+    const [c, w] = r.memory;
+    const ok = c != null && w != null && Math.max(c, w) < 150;
+    table.push([r.target, r.size, c == null ? 'no /usr/bin/time' : `${c.toFixed(0)} MB / ${w.toFixed(0)} MB`, `< ${r.goal}`, c == null ? '?' : ok ? 'yes' : 'NO', '']);
+    continue;
+  }
+  const met = r.r.cpu <= r.goal && r.r.wall <= r.goal ? 'yes' : 'NO';
+  const peer = r.peerName ? (r.peer ? `${r.peerName}: ${fmt(r.peer)}` : `${r.peerName}: (no peers folder)`) : '';
+  table.push([r.target, r.size, `${fmt(r.r)} (${r.r.ms.toFixed(0)} ms cpu)`, `<= ${r.goal}x`, met, peer]);
+}
+console.log(`\nissue 14 targets: ratios to \`node -e 0\` in the same run (median ${med(bases).toFixed(0)} ms cpu), median of ${RUNS} runs; node ${process.version}, ${os()}`);
+const widths = table[0].map((_, i) => Math.max(...table.map((r) => String(r[i]).length)));
+for (const r of table) console.log('  ' + r.map((c, i) => String(c).padEnd(widths[i])).join('  ').trimEnd());
+if (!HAVE_TICKET) console.log(`  (ticket columns empty: no ticket/peer-gen.py in ${PEERS}; set HOLON_PEERS to the peers folder)`);
+console.log(`  (took ${((Date.now() - t0) / 1000).toFixed(0)} s)`);
+
+function os() {
+  const cpus = (() => { try { return execFileSync('nproc', { encoding: 'utf8' }).trim(); } catch { return '?'; } })();
+  const load = (() => { try { return execFileSync('cat', ['/proc/loadavg'], { encoding: 'utf8' }).split(' ').slice(0, 3).join(' '); } catch { return '?'; } })();
+  return `${process.platform}, ${cpus} cores, load ${load}`;
+}

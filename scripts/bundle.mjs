@@ -1,0 +1,149 @@
+#!/usr/bin/env node
+// Build step after `tsc`: bundles the CLI (src/cli/main.ts) into dist/bundle/ with esbuild, so a command
+// loads a handful of files instead of ~100 modules. Every `import()` of a command handler becomes its own
+// chunk; heavy code (dash's ink/react, the MCP SDK, the watcher, sync) lives only in the chunks of the
+// commands that use it. The yaml library is one more file, loaded on first use (see src/core/yaml-lib.ts).
+//
+// Writes:
+//   dist/bundle/main.js, chunks, yaml.cjs  the code bin/holon.js runs
+//   dist/bundle/chunks.json                 for each output file, the packages (or src/ui) it contains:
+//                                           test/cli/dash.test.ts checks light commands load none of the heavy ones
+//   dist/build-id.txt                       a hash of every input (src, package-lock.json, this script); the
+//                                           frontier cache keys on it so a rebuilt holon never serves an old answer
+// HOLON_METAFILE=FILE also writes esbuild's metafile (what each chunk holds, byte by byte) for a closer look.
+import { build } from 'esbuild';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const OUT = join(ROOT, 'dist/bundle');
+
+function buildId() {
+  const h = createHash('sha256');
+  const walk = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else h.update(`${relative(ROOT, p)}\0`).update(readFileSync(p)).update('\0');
+    }
+  };
+  walk(join(ROOT, 'src'));
+  for (const f of ['package-lock.json', 'scripts/bundle.mjs']) h.update(`${f}\0`).update(readFileSync(join(ROOT, f)));
+  return h.digest('hex').slice(0, 16);
+}
+
+const id = buildId();
+// Old chunks are left in place: their names carry a content hash, and a running `holon watch` of the
+// previous build may still import one of them lazily.
+mkdirSync(OUT, { recursive: true });
+
+const common = { bundle: true, platform: 'node', target: 'node20', legalComments: 'none', logLevel: 'warning' };
+
+// yaml as one CommonJS file: required synchronously on first use, like the package itself.
+await build({ ...common, entryPoints: [join(ROOT, 'node_modules/yaml/dist/index.js')], format: 'cjs', outfile: join(OUT, 'yaml.cjs') });
+
+/**
+ * Code splitting makes one chunk per set of `import()` targets that share a module: with every command
+ * handler behind its own `import()`, a light command loaded 25-40 small chunks. So, in the bundle only:
+ * - the light command handlers, and the small modules src/ imports lazily, become static imports: they
+ *   are all in the entry chunk, which costs less to load than the separate files did;
+ * - the heavy commands are reached through one `import()` of a virtual module that re-exports them all
+ *   (one chunk, plus the code they share with the entry);
+ * - the heavy packages stay behind their own `import()` (ink/react in run-dash, the MCP SDK in
+ *   mcp/server, chokidar, proper-lockfile), so they load only in the commands that use them.
+ */
+const HEAVY_COMMANDS = ['watch', 'dash', 'mcp', 'sync', 'demo', 'setup', 'thread', 'ingress', 'tick', 'task', 'init', 'check', 'capabilities', 'runs', 'explain', 'decide', 'merge-file', 'completion'];
+const STAY_LAZY = /(^|\/)(ui\/run-dash|mcp\/server|runtime\/watch-sync)\.js$/;
+const HUB = 'holon:heavy-commands';
+const ident = (name) => name.replace(/-/g, '_');
+/**
+ * Node built-ins that cost milliseconds to load (child_process pulls in net, dgram and the streams;
+ * crypto its ~20 modules) and that a command may not use at all: in the bundle they are stand-ins whose
+ * functions require the real module on first call. src/ imports only functions from them (checked here).
+ */
+const LAZY_BUILTINS = ['child_process', 'crypto', 'os', 'http'];
+function lazyBuiltin(name) {
+  const real = createRequire(import.meta.url)(name);
+  const fns = Object.keys(real).filter((k) => /^[a-z]/.test(k) && typeof real[k] === 'function');
+  return [
+    // __holonNodeRequire (from the banner) is not `require`, so esbuild leaves the call alone.
+    'let real;',
+    `const load = () => (real ??= __holonNodeRequire('node:${name}'));`,
+    ...fns.map((k) => `export function ${k}(...args) { return load().${k}(...args); }`),
+    `export default new Proxy({}, { get: (_, key) => load()[key] });`,
+  ].join('\n');
+}
+
+const chunking = {
+  name: 'holon-chunking',
+  setup(b) {
+    b.onResolve({ filter: new RegExp(`^(node:)?(${LAZY_BUILTINS.join('|')})$`) }, (args) => ({ path: args.path.replace(/^node:/, ''), namespace: 'lazy-builtin' }));
+    b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => ({ contents: lazyBuiltin(args.path), loader: 'js' }));
+    b.onResolve({ filter: /^holon:heavy-commands$/ }, () => ({ path: HUB, namespace: 'holon' }));
+    b.onLoad({ filter: /.*/, namespace: 'holon' }, () => ({
+      contents: HEAVY_COMMANDS.map((n) => `export * as ${ident(n)} from ${JSON.stringify(join(ROOT, `src/cli/commands/${n}.ts`))};`).join('\n'),
+      loader: 'ts',
+      resolveDir: ROOT,
+    }));
+    b.onLoad({ filter: /[\\/]src[\\/].*\.tsx?$/ }, (args) => {
+      const text = readFileSync(args.path, 'utf8');
+      // The stand-ins export only functions: a class or constant imported from one would be undefined.
+      for (const m of text.matchAll(new RegExp(`^import ([^;]*) from 'node:(${LAZY_BUILTINS.join('|')})';`, 'gm'))) {
+        const names = /^\{([^}]*)\}$/.exec(m[1].trim())?.[1].split(',').map((n) => n.trim()).filter((n) => n && !n.startsWith('type ')) ?? [];
+        const bad = names.filter((n) => !/^[a-z]\w*$/.test(n.split(/\s+as\s+/)[0]));
+        if (!/^\{/.test(m[1].trim()) || bad.length) throw new Error(`${relative(ROOT, args.path)}: import { functions } from 'node:${m[2]}' only (lazy in the bundle, see LAZY_BUILTINS): ${m[0]}`);
+      }
+      const imports = [];
+      const contents = text.replace(/import\('(\.{1,2}\/[\w./-]+\.js)'\)/g, (all, path) => {
+        const cmd = /(?:^|\/)commands\/([\w-]+)\.js$/.exec(path)?.[1];
+        if (cmd && HEAVY_COMMANDS.includes(cmd)) return `import('${HUB}').then((m) => m.${ident(cmd)})`;
+        if (STAY_LAZY.test(path)) return all;
+        const local = `__lazy_${imports.length}`;
+        imports.push(`import * as ${local} from '${path}';`);
+        return `Promise.resolve(${local})`;
+      });
+      if (!imports.length && contents === text && !args.path.endsWith('yaml-lib.ts')) return undefined;
+      let out = contents;
+      if (args.path.endsWith(join('src', 'core', 'yaml-lib.ts'))) {
+        // yaml-lib requires the one-file yaml next to the bundle instead of the package's ~60 modules.
+        out = out.replace("createRequire(import.meta.url)('yaml')", "createRequire(import.meta.url)('./yaml.cjs')");
+        if (out === contents) throw new Error(`${args.path}: the yaml require this build rewrites has changed`);
+      }
+      return { contents: `${imports.join('\n')}\n${out}`, loader: args.path.endsWith('x') ? 'tsx' : 'ts' };
+    });
+  },
+};
+
+const result = await build({
+  ...common,
+  entryPoints: { main: join(ROOT, 'src/cli/main.ts') },
+  outdir: OUT,
+  format: 'esm',
+  splitting: true,
+  chunkNames: '[name]-[hash]',
+  metafile: true,
+  jsx: 'automatic',
+  define: { __HOLON_BUILD_ID__: JSON.stringify(id) },
+  // ink imports react-devtools-core only when DEV=true; it is not installed.
+  external: ['react-devtools-core'],
+  // CommonJS packages inside ESM chunks call require() for node built-ins.
+  banner: { js: "import { createRequire as __holonRequire } from 'node:module'; const require = __holonRequire(import.meta.url), __holonNodeRequire = require;" },
+  plugins: [chunking],
+});
+
+const chunks = {};
+for (const [file, out] of Object.entries(result.metafile.outputs)) {
+  const parts = new Set();
+  for (const input of Object.keys(out.inputs)) {
+    const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input);
+    if (pkg) parts.add(pkg[1]);
+    else if (input.startsWith('src/ui/')) parts.add('src/ui');
+  }
+  chunks[relative(OUT, join(ROOT, file))] = [...parts].sort();
+}
+if (process.env.HOLON_METAFILE) writeFileSync(process.env.HOLON_METAFILE, JSON.stringify(result.metafile));
+writeFileSync(join(OUT, 'chunks.json'), `${JSON.stringify(chunks, null, 1)}\n`);
+writeFileSync(join(ROOT, 'dist/build-id.txt'), `${id}\n`);

@@ -1,0 +1,39 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BIN, cleanEnv, project, ROOT, tempDir } from '../helpers/cli.js';
+
+/** The Node built-ins a holon process loaded (process.moduleLoadList at exit). */
+function builtinsLoaded(args: string[], cwd: string): Promise<string[]> {
+  const file = join(tempDir(), 'loaded.txt');
+  return new Promise((res, rej) => {
+    execFile(process.execPath, ['--import', join(ROOT, 'test/helpers/loaded-at-exit.mjs'), BIN, ...args], { cwd, env: { ...cleanEnv(), HOLON_LOADED: file } }, (err, _out, stderr) => {
+      if (err) return rej(new Error(`holon ${args.join(' ')}: ${stderr}`));
+      res(readFileSync(file, 'utf8').split('\n').filter((l) => l.startsWith('NativeModule ')).map((l) => l.slice('NativeModule '.length)));
+    });
+  });
+}
+
+describe('the bundled CLI', () => {
+  it('has one build id, in the bundle and next to the tsc output (the frontier cache keys on it)', async () => {
+    const id = readFileSync(join(ROOT, 'dist/build-id.txt'), 'utf8').trim();
+    expect(id).toMatch(/^[0-9a-f]{16}$/);
+    expect((await import('../../dist/build-id.js')).BUILD_ID).toBe(id);
+    const files = Object.keys(JSON.parse(readFileSync(join(ROOT, 'dist/bundle/chunks.json'), 'utf8')));
+    expect(files.filter((f) => readFileSync(join(ROOT, 'dist/bundle', f), 'utf8').includes(JSON.stringify(id)))).toHaveLength(1);
+  });
+
+  it('show, progress and pick start no child process and load neither child_process nor crypto; wait does load crypto (a random id), so the trace sees them', async () => {
+    const p = await project();
+    const a = await p.create('first item');
+    const b = await p.create('second item');
+    await p.h(['show', a]); // holon.yaml parsed once into local/cache
+    for (const args of [['show', a], ['progress', a, 'a note'], ['pick', b]]) {
+      const loaded = await builtinsLoaded(args, p.dir);
+      expect(loaded, args.join(' ')).toContain('fs');
+      expect(loaded.filter((m) => m === 'child_process' || m === 'crypto'), args.join(' ')).toEqual([]);
+    }
+    expect(await builtinsLoaded(['wait', a, '--for', 'external:ci:run/1', '--reason', 'CI'], p.dir)).toContain('crypto');
+  });
+});

@@ -17,7 +17,7 @@ export async function frontierText(ctx: OpsCtx, opts: { limit?: number }): Promi
   const home = ctx.home();
   const agent = ctx.agent();
   const holder = holderOf(ctx, agent);
-  const listings = await listAll(home);
+  const listings = listAll(home);
   const fp = frontierFingerprint(home, agent, holder, limit, listings);
   const nowIso = iso(ctx.nowMs);
   const prev = readCachedFrontier(home, agent, limit);

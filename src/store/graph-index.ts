@@ -1,5 +1,4 @@
-import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseHolonFrontMatter } from '../core/holon-yaml.js';
 import { parseMarkdownRecord, RecordParseError, type RecordProblem } from '../core/record-codec.js';
@@ -132,38 +131,11 @@ function parseEntry(file: string, id: string, agent: string, key: string): Entry
   }
 }
 
-/** Above this many files a home is listed with one `find` (stats in C, on the other core). */
-const BULK_AT = 1000;
-const BULK_BELOW = 500;
-
 /**
- * Lists the work files with inode, size, mtime and ctime in one GNU `find` process: at 10,000 files this
- * costs the command far less than 10,000 statSync calls, and it runs while the cache is parsed. Resolves
- * null where find cannot do it (no GNU find): the caller then stats file by file.
+ * An agent's work files with their keys, listed in this process: one readdir, one stat per `.md` name
+ * (no child process: spawning `find` and waiting for it cost more wall time than the stats). The stat
+ * is what makes a hand edit in place visible (see docs/frontier.md, "Speed and caching").
  */
-function findKeys(dir: string): Promise<Map<string, string> | null> {
-  return new Promise((resolve) => {
-    let child: ReturnType<typeof spawn>;
-    try {
-      child = spawn('find', [dir, '-maxdepth', '1', '-name', '*.md', '-type', 'f', '-printf', '%f\\t%i:%s:%T@:%C@\\n'], { stdio: ['ignore', 'pipe', 'ignore'] });
-    } catch {
-      return resolve(null);
-    }
-    const chunks: Buffer[] = [];
-    child.stdout!.on('data', (d: Buffer) => chunks.push(d));
-    child.on('error', () => resolve(null));
-    child.on('close', (code) => {
-      if (code !== 0) return resolve(null);
-      const keys = new Map<string, string>();
-      for (const line of Buffer.concat(chunks).toString('utf8').split('\n')) {
-        const tab = line.indexOf('\t');
-        if (tab > 0) keys.set(line.slice(0, tab), line.slice(tab + 1));
-      }
-      resolve(keys);
-    });
-  });
-}
-
 function statKeys(dir: string): Map<string, string> | null {
   let names: string[];
   try {
@@ -191,35 +163,17 @@ function readEntries(path: string): Record<string, Entry> | null {
   return null;
 }
 
-/** One agent's work files and their keys, and the cache file that matches how the keys were read. */
+/** One agent's work files and their keys, and its graph cache file. */
 export interface Listing {
   agent: string;
   keys: Map<string, string>;
   cachePath: string;
 }
 
-/**
- * Lists an agent's work files with their keys. The two ways of reading keys (one `find`, or a stat per
- * file) write differently shaped keys, so each has its own cache file (graph-A.find.json, graph-A.json);
- * a home that grows past BULK_AT switches once, one that shrinks below BULK_BELOW switches back.
- */
-export async function listAgentWork(home: Home, agent: string): Promise<Listing | null> {
-  const dir = workDir(home, agent);
-  const cacheDir = join(home.local, 'cache');
-  const bulkPath = join(cacheDir, `graph-${agent}.find.json`);
-  const statPath = join(cacheDir, `graph-${agent}.json`);
-  if (!process.env.HOLON_NO_FIND && existsSync(bulkPath)) {
-    const keys = await findKeys(dir);
-    if (keys && keys.size >= BULK_BELOW) return { agent, keys, cachePath: bulkPath };
-    rmSync(bulkPath, { force: true });
-  }
-  const keys = statKeys(dir);
-  if (!keys) return null;
-  if (keys.size >= BULK_AT && !process.env.HOLON_NO_FIND) {
-    const bulk = await findKeys(dir);
-    if (bulk) return { agent, keys: bulk, cachePath: bulkPath };
-  }
-  return { agent, keys, cachePath: statPath };
+/** Lists an agent's work files with their keys; null when the agent has no work folder. */
+export function listAgentWork(home: Home, agent: string): Listing | null {
+  const keys = statKeys(workDir(home, agent));
+  return keys ? { agent, keys, cachePath: join(home.local, 'cache', `graph-${agent}.json`) } : null;
 }
 
 function cachedCount(c: Record<string, Entry>): number {
@@ -260,10 +214,10 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
   if (dirty) writeCache(cachePath, JSON.stringify({ version: VERSION, entries }), join(home.local, 'tmp'));
 }
 
-export async function listAll(home: Home, agents = listAgents(home)): Promise<Listing[]> {
+export function listAll(home: Home, agents = listAgents(home)): Listing[] {
   const out: Listing[] = [];
   for (const a of agents) {
-    const l = await listAgentWork(home, a);
+    const l = listAgentWork(home, a);
     if (l) out.push(l);
   }
   return out;
@@ -292,5 +246,5 @@ export function loadListings(home: Home, listings: Listing[]): LoadedGraph {
 
 /** Every agent's items, graph fields only. */
 export async function loadGraph(home: Home, agents = listAgents(home)): Promise<LoadedGraph> {
-  return loadListings(home, await listAll(home, agents));
+  return loadListings(home, listAll(home, agents));
 }

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseHolonFrontMatter } from '../core/holon-yaml.js';
 import { parseMarkdownRecord, RecordParseError, type RecordProblem } from '../core/record-codec.js';
@@ -17,7 +17,7 @@ import { readRecordText } from './record-file.js';
  * the cache is small (no bodies, only live waits) so reading it is cheap at 10,000 items.
  */
 
-const VERSION = 8;
+const VERSION = 9;
 
 type Slim = Partial<WorkItem>;
 
@@ -133,8 +133,23 @@ function parseEntry(file: string, id: string, agent: string, key: string): Entry
 
 /**
  * An agent's work files with their keys, listed in this process: one readdir, one stat per `.md` name
- * (no child process: spawning `find` and waiting for it cost more wall time than the stats). The stat
- * is what makes a hand edit in place visible (see docs/frontier.md, "Speed and caching").
+ * (no child process: spawning `find` and waiting for it cost more wall time than the stats).
+ *
+ * Why every file is stat'ed on every call (the soundness argument; docs/frontier.md, "Speed and
+ * caching"): a cached entry may be used only if its file cannot have changed since it was read.
+ * - holon's own writes go through store/ by temp file + rename: new inode, new key.
+ * - Added, removed and renamed files (an editor that saves by rename, `git checkout`, `git pull`,
+ *   which unlink and create) change the folder's listing, which readdir sees.
+ * - An edit in place (`>>`, an editor that truncates and writes) keeps the inode and the folder's
+ *   mtime; it changes the file's mtime and size, and when a tool restores both (`touch -r`, utimes
+ *   after an edit of the same length) it still changes the ctime, which no user call can set. So
+ *   the one stamp that is always moved is the file's own ctime, and only a stat reads it.
+ * Nothing short of a stat per file (what `git status` does with its index) or a file-system watcher
+ * (inotify, git's fsmonitor) can see the last case. A watcher's notice arrives asynchronously, after
+ * the write returned, so a command run right after an edit could read the index before the watcher
+ * wrote it; trusting it would need a round trip to the watcher. Until then the stat per file stays:
+ * it is the cost of never serving a stale frontier, and it is kept to one syscall per file (no read,
+ * no hash, no child process) with the rest of the cost avoided behind it.
  */
 function statKeys(dir: string): Map<string, string> | null {
   let names: string[];
@@ -153,14 +168,62 @@ function statKeys(dir: string): Map<string, string> | null {
   return keys;
 }
 
-function readEntries(path: string): Record<string, Entry> | null {
+/**
+ * The graph cache is a base file (every entry, written whole by temp file + rename) and a patch log
+ * beside it (graph-A.log): one JSON line per entry changed since, `[name, entry]`, or `[name, 0]` for a
+ * file that is gone. A change of one item appends one line instead of rewriting 10,000 entries; the log
+ * is folded into the base once it grows past a tenth of it. Every entry carries its file's key and is
+ * used only while that key matches, so any interleaving of writers (a lost line, a line replayed onto a
+ * newer base, a torn last line, which does not parse) can only cost a parse, never serve stale data.
+ */
+const logOf = (cachePath: string) => cachePath.slice(0, -'.json'.length) + '.log';
+
+function readEntries(path: string): { entries: Record<string, Entry>; logged: number } {
+  let entries: Record<string, Entry> | null = null;
   try {
     const c = JSON.parse(readFileSync(path, 'utf8'));
-    if (c.version === VERSION && c.entries) return c.entries;
+    if (c.version === VERSION && c.entries) entries = c.entries;
   } catch {
     // No cache yet, or a broken one: rebuild it.
   }
-  return null;
+  if (!entries) return { entries: {}, logged: Infinity };
+  let logged = 0;
+  let log: string;
+  try {
+    log = readFileSync(logOf(path), 'utf8');
+  } catch {
+    return { entries, logged };
+  }
+  for (const line of log.split('\n')) {
+    if (!line) continue;
+    logged++;
+    try {
+      const [name, entry] = JSON.parse(line) as [string, Entry | 0];
+      if (entry) entries[name] = entry;
+      else delete entries[name];
+    } catch {
+      // A torn line (a writer interrupted): its file is parsed again.
+    }
+  }
+  return { entries, logged };
+}
+
+function writeEntries(home: Home, cachePath: string, entries: Record<string, Entry>, count: number, logged: number, patch: string[]): void {
+  if (logged + patch.length <= Math.max(64, count / 10)) {
+    try {
+      appendFileSync(logOf(cachePath), patch.join(''));
+      return;
+    } catch {
+      // No log (a read-only home, a missing folder): write the base.
+    }
+  }
+  writeCache(cachePath, JSON.stringify({ version: VERSION, entries }), join(home.local, 'tmp'));
+  try {
+    // After the base: a crash in between replays the log onto it, which is harmless (see above).
+    unlinkSync(logOf(cachePath));
+  } catch {
+    // None yet.
+  }
 }
 
 /** One agent's work files and their keys, and its graph cache file. */
@@ -186,8 +249,8 @@ function cachedCount(c: Record<string, Entry>): number {
 export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void {
   const { agent, keys, cachePath } = listing;
   // Updated in place: building a second 10,000-key object per call costs more than the rest.
-  const entries = readEntries(cachePath) ?? {};
-  let dirty = false;
+  const { entries, logged } = readEntries(cachePath);
+  const patch: string[] = [];
   let count = 0;
   let digest = 0;
   const prefix = workDir(home, agent) + '/';
@@ -198,7 +261,7 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
       const parsed = parseEntry(prefix + name, id, agent, key);
       if (!parsed) continue;
       entries[name] = entry = parsed;
-      dirty = true;
+      patch.push(JSON.stringify([name, parsed]) + '\n');
     }
     count++;
     digest = (digest + entry[3]) % 2 ** 52;
@@ -207,11 +270,14 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
   }
   if (count !== cachedCount(entries)) {
     // Files that disappeared leave entries behind.
-    for (const name of Object.keys(entries)) if (!keys.has(name)) delete entries[name];
-    dirty = true;
+    for (const name of Object.keys(entries)) {
+      if (keys.has(name) && entries[name][0] === keys.get(name)) continue;
+      delete entries[name];
+      patch.push(JSON.stringify([name, 0]) + '\n');
+    }
   }
   out.digest[agent] = digest;
-  if (dirty) writeCache(cachePath, JSON.stringify({ version: VERSION, entries }), join(home.local, 'tmp'));
+  if (patch.length) writeEntries(home, cachePath, entries, count, logged, patch);
 }
 
 export function listAll(home: Home, agents = listAgents(home)): Listing[] {

@@ -20,7 +20,7 @@ import { readWorkspace } from './workspace.js';
  * is always seen.
  */
 
-const CACHE_VERSION = 3;
+const CACHE_VERSION = 4;
 
 interface Header {
   v: number;
@@ -44,10 +44,18 @@ const CODE = ['../core/frontier.js', '../core/frontier-checks.js', './frontier-c
 
 const statSig = (file: string) => fileKey(file) ?? '-';
 
+/** What was asked for: the per-channel limit and whether not_runnable is listed in full. */
+export interface FrontierView {
+  limit: number | undefined;
+  all: boolean;
+}
+
+const viewKey = (v: FrontierView) => `${v.limit ?? 'all'}${v.all ? '-full' : ''}`;
+
 /** Everything but the work items: code, agent, holder, limit, holon.yaml, AGENTS.md, capability cache. */
-function baseHash(home: Home, agent: string, holder: string, limit: number | undefined) {
+function baseHash(home: Home, agent: string, holder: string, view: FrontierView) {
   const h = createHash('sha1');
-  h.update(`${CACHE_VERSION}\0${VERSION}\0${agent}\0${holder}\0${limit ?? 'all'}\0`);
+  h.update(`${CACHE_VERSION}\0${VERSION}\0${agent}\0${holder}\0${viewKey(view)}\0`);
   h.update(JSON.stringify(home.config));
   // A rebuilt holon (new evaluator code) never serves an answer of the old one.
   for (const f of CODE) h.update(statSig(f));
@@ -56,8 +64,8 @@ function baseHash(home: Home, agent: string, holder: string, limit: number | und
   return h;
 }
 
-export function frontierFingerprint(home: Home, agent: string, holder: string, limit: number | undefined, listings: Listing[]): string {
-  const h = baseHash(home, agent, holder, limit);
+export function frontierFingerprint(home: Home, agent: string, holder: string, view: FrontierView, listings: Listing[]): string {
+  const h = baseHash(home, agent, holder, view);
   const parts: string[] = [];
   for (const l of listings) {
     parts.push(`\0${l.agent}\0`);
@@ -68,18 +76,18 @@ export function frontierFingerprint(home: Home, agent: string, holder: string, l
   return h.digest('hex');
 }
 
-export function graphFingerprint(home: Home, agent: string, holder: string, limit: number | undefined, digest: Record<string, number>): string {
-  const h = baseHash(home, agent, holder, limit);
+export function graphFingerprint(home: Home, agent: string, holder: string, view: FrontierView, digest: Record<string, number>): string {
+  const h = baseHash(home, agent, holder, view);
   for (const a of Object.keys(digest).sort()) h.update(`\0${a}\0${digest[a]}`);
   return h.digest('hex');
 }
 
-const cachePath = (home: Home, agent: string, limit: number | undefined) => join(home.local, 'cache', `frontier-${agent}-${limit ?? 'all'}.json`);
+const cachePath = (home: Home, agent: string, view: FrontierView) => join(home.local, 'cache', `frontier-${agent}-${viewKey(view)}.json`);
 
 /** The last answer: one JSON header line, then the text as it was printed (never parsed on reuse). */
-export function readCachedFrontier(home: Home, agent: string, limit: number | undefined): CachedFrontier | null {
+export function readCachedFrontier(home: Home, agent: string, view: FrontierView): CachedFrontier | null {
   try {
-    const raw = readFileSync(cachePath(home, agent, limit), 'utf8');
+    const raw = readFileSync(cachePath(home, agent, view), 'utf8');
     const nl = raw.indexOf('\n');
     const header = JSON.parse(raw.slice(0, nl)) as Header;
     return header.v === CACHE_VERSION ? { header, text: raw.slice(nl + 1) } : null;
@@ -101,8 +109,8 @@ export function reuseText(c: CachedFrontier, nowIso: string): string {
   return c.text.replace(`"now": ${JSON.stringify(c.header.now)}`, `"now": ${JSON.stringify(nowIso)}`);
 }
 
-export function storeFrontier(home: Home, agent: string, limit: number | undefined, h: Omit<Header, 'v'>, text: string): void {
-  writeCache(cachePath(home, agent, limit), JSON.stringify({ v: CACHE_VERSION, ...h }) + '\n' + text, join(home.local, 'tmp'));
+export function storeFrontier(home: Home, agent: string, view: FrontierView, h: Omit<Header, 'v'>, text: string): void {
+  writeCache(cachePath(home, agent, view), JSON.stringify({ v: CACHE_VERSION, ...h }) + '\n' + text, join(home.local, 'tmp'));
 }
 
 export function headerFor(fp: string, gfp: string, bounds: { from: number; until: number }, used: InputUse, home: Home, now: string): Omit<Header, 'v'> {

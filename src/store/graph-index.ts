@@ -1,10 +1,10 @@
-import { appendFileSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseHolonFrontMatter } from '../core/holon-yaml.js';
 import { parseMarkdownRecord, RecordParseError, type RecordProblem } from '../core/record-codec.js';
 import type { WorkItem } from '../core/types.js';
 import { workFromRecord } from '../core/workitem.js';
-import { fileKey, writeCache } from './cache-file.js';
+import { writeCache } from './cache-file.js';
 import { listAgents, type Home } from './home.js';
 import { workDir } from './work-store.js';
 import { isLive } from '../core/wait-matching.js';
@@ -151,7 +151,15 @@ function parseEntry(file: string, id: string, agent: string, key: string): Entry
  * it is the cost of never serving a stale frontier, and it is kept to one syscall per file (no read,
  * no hash, no child process) with the rest of the cost avoided behind it.
  */
-function statKeys(dir: string): Map<string, string> | null {
+/**
+ * A file changed within this long before it was listed is "racy" (git's word): a second change in the
+ * same timestamp tick (coarse kernel clocks, file systems with whole-second times) could leave size,
+ * mtime and ctime as they were. Its entry is stored so that it never matches and the answer built on it
+ * is not reused by file keys, so the next call reads it again; once the file is older, keys suffice.
+ */
+const RACY_MS = 2000;
+
+function statKeys(dir: string): { keys: Map<string, string>; racy: Set<string> } | null {
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -159,13 +167,17 @@ function statKeys(dir: string): Map<string, string> | null {
     return null;
   }
   const keys = new Map<string, string>();
+  const racy = new Set<string>();
   const prefix = dir + '/';
+  const since = Date.now() - RACY_MS;
   for (const name of names) {
     if (!name.endsWith('.md')) continue;
-    const key = fileKey(prefix + name);
-    if (key) keys.set(name, key);
+    const s = statSync(prefix + name, { throwIfNoEntry: false });
+    if (!s) continue;
+    keys.set(name, `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`);
+    if (s.ctimeMs > since || s.mtimeMs > since) racy.add(name);
   }
-  return keys;
+  return { keys, racy };
 }
 
 /**
@@ -230,13 +242,15 @@ function writeEntries(home: Home, cachePath: string, entries: Record<string, Ent
 export interface Listing {
   agent: string;
   keys: Map<string, string>;
+  /** Files changed too recently for their keys to prove them unchanged later (see RACY_MS). */
+  racy: Set<string>;
   cachePath: string;
 }
 
 /** Lists an agent's work files with their keys; null when the agent has no work folder. */
 export function listAgentWork(home: Home, agent: string): Listing | null {
-  const keys = statKeys(workDir(home, agent));
-  return keys ? { agent, keys, cachePath: join(home.local, 'cache', `graph-${agent}.json`) } : null;
+  const listed = statKeys(workDir(home, agent));
+  return listed ? { ...listed, agent, cachePath: join(home.local, 'cache', `graph-${agent}.json`) } : null;
 }
 
 function cachedCount(c: Record<string, Entry>): number {
@@ -260,8 +274,11 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
     if (!entry || entry[0] !== key) {
       const parsed = parseEntry(prefix + name, id, agent, key);
       if (!parsed) continue;
-      entries[name] = entry = parsed;
-      patch.push(JSON.stringify([name, parsed]) + '\n');
+      // A racy file's entry is stored under a key no listing gives, so the next call parses it again.
+      const stored: Entry = listing.racy.has(name) ? ['~' + key, parsed[1], parsed[2], parsed[3]] : parsed;
+      entries[name] = stored;
+      entry = parsed;
+      patch.push(JSON.stringify([name, stored]) + '\n');
     }
     count++;
     digest = (digest + entry[3]) % 2 ** 52;
@@ -271,7 +288,8 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
   if (count !== cachedCount(entries)) {
     // Files that disappeared leave entries behind.
     for (const name of Object.keys(entries)) {
-      if (keys.has(name) && entries[name][0] === keys.get(name)) continue;
+      const key = keys.get(name);
+      if (key !== undefined && (entries[name][0] === key || entries[name][0] === '~' + key)) continue;
       delete entries[name];
       patch.push(JSON.stringify([name, 0]) + '\n');
     }

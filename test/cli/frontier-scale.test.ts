@@ -32,6 +32,15 @@ describe('the frontier at scale', () => {
     expect(f.counts.total).toBe(1200);
     expect(f.counts.runnable).toBeGreaterThan(100);
     expect(f.needs_decision.length).toBeGreaterThan(0);
+    // not_runnable is cut to its first 50 (the rest counted); --all lists it in full, same order.
+    expect(f.counts.not_runnable).toBeGreaterThan(50);
+    expect(f.not_runnable).toHaveLength(50);
+    expect(f.truncated).toEqual({ not_runnable: f.counts.not_runnable - 50 });
+    const all = JSON.parse((await p.h(['frontier', '--json', '--all'], env)).stdout);
+    expect(all.not_runnable).toHaveLength(f.counts.not_runnable);
+    expect(all.not_runnable.slice(0, 50)).toEqual(f.not_runnable);
+    expect(all.truncated).toEqual({});
+    expect({ ...all, not_runnable: [], truncated: {} }).toEqual({ ...f, not_runnable: [], truncated: {} });
     // A hand edit of one file among 1,200 is seen, and the cached answer is not reused.
     const target = f.runnable[f.runnable.length - 1].id;
     const file = p.workFile(target);

@@ -159,25 +159,33 @@ function parseEntry(file: string, id: string, agent: string, key: string): Entry
  */
 const RACY_MS = 2000;
 
-function statKeys(dir: string): { keys: Map<string, string>; racy: Set<string> } | null {
-  let names: string[];
+function statKeys(dir: string): { names: string[]; stats: Float64Array; racy: Set<string> } | null {
+  let all: string[];
   try {
-    names = readdirSync(dir);
+    all = readdirSync(dir);
   } catch {
     return null;
   }
-  const keys = new Map<string, string>();
+  const names: string[] = [];
+  // Four numbers per file (inode, size, mtime, ctime), kept as numbers: the fingerprint hashes them as
+  // bytes, and the key strings are built only when the graph must be loaded.
+  const stats = new Float64Array(all.length * 4);
   const racy = new Set<string>();
   const prefix = dir + '/';
   const since = Date.now() - RACY_MS;
-  for (const name of names) {
+  let j = 0;
+  for (const name of all) {
     if (!name.endsWith('.md')) continue;
     const s = statSync(prefix + name, { throwIfNoEntry: false });
     if (!s) continue;
-    keys.set(name, `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`);
+    names.push(name);
+    stats[j++] = s.ino;
+    stats[j++] = s.size;
+    stats[j++] = s.mtimeMs;
+    stats[j++] = s.ctimeMs;
     if (s.ctimeMs > since || s.mtimeMs > since) racy.add(name);
   }
-  return { keys, racy };
+  return { names, stats: stats.subarray(0, j), racy };
 }
 
 /**
@@ -241,7 +249,11 @@ function writeEntries(home: Home, cachePath: string, entries: Record<string, Ent
 /** One agent's work files and their keys, and its graph cache file. */
 export interface Listing {
   agent: string;
-  keys: Map<string, string>;
+  /** The `.md` names, and four numbers per name: inode, size, mtime, ctime. */
+  names: string[];
+  stats: Float64Array;
+  /** Name to key (`ino:size:mtimeMs:ctimeMs`), built on first use. */
+  readonly keys: Map<string, string>;
   /** Files changed too recently for their keys to prove them unchanged later (see RACY_MS). */
   racy: Set<string>;
   cachePath: string;
@@ -250,7 +262,19 @@ export interface Listing {
 /** Lists an agent's work files with their keys; null when the agent has no work folder. */
 export function listAgentWork(home: Home, agent: string): Listing | null {
   const listed = statKeys(workDir(home, agent));
-  return listed ? { ...listed, agent, cachePath: join(home.local, 'cache', `graph-${agent}.json`) } : null;
+  if (!listed) return null;
+  const { names, stats } = listed;
+  let keys: Map<string, string> | undefined;
+  return {
+    ...listed, agent, cachePath: join(home.local, 'cache', `graph-${agent}.json`),
+    get keys() {
+      if (!keys) {
+        keys = new Map();
+        for (let i = 0; i < names.length; i++) keys.set(names[i], `${stats[4 * i]}:${stats[4 * i + 1]}:${stats[4 * i + 2]}:${stats[4 * i + 3]}`);
+      }
+      return keys;
+    },
+  };
 }
 
 function cachedCount(c: Record<string, Entry>): number {

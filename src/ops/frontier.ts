@@ -2,7 +2,7 @@ import type { Frontier } from '../core/frontier.js';
 import type { RecordProblem } from '../core/record-codec.js';
 import { iso } from '../core/time.js';
 import { frontierFingerprint, graphFingerprint, headerFor, readCachedFrontier, reuseText, stillValid, storeFrontier } from '../store/frontier-cache.js';
-import { listAll } from '../store/graph-index.js';
+import { listAll, quickDigest } from '../store/graph-index.js';
 import type { OpsCtx } from './context.js';
 import { holderOf } from './holder.js';
 
@@ -44,15 +44,35 @@ export async function frontierText(ctx: OpsCtx, opts: FrontierOpts): Promise<str
   // An answer built on a file changed a moment ago is never reused by file keys (see RACY_MS).
   const keptFp = listings.some((l) => l.racy.size > 0) ? '' : fp;
   const nowIso = iso(ctx.nowMs);
-  const prev = readCachedFrontier(home, agent, view);
-  if (prev && prev.header.fp === fp && stillValid(home, prev.header, ctx.nowMs, ctx.cwd)) return reuseText(prev, nowIso);
+  const cached = readCachedFrontier(home, agent, view);
+  // The previous answer, when the inputs outside the work files (clock window, checkout, events) hold.
+  const prev = cached && stillValid(home, cached.header, ctx.nowMs, ctx.cwd) ? cached : null;
+  if (prev && prev.header.fp === fp) return reuseText(prev, nowIso);
+  if (prev) {
+    // A few files changed (a progress note): their new content hashes give the digest without the
+    // graph cache; the same digest means the same answer.
+    const digest: Record<string, number> = {};
+    let known = true;
+    for (const l of listings) {
+      const d = quickDigest(home, l);
+      if (d === null) {
+        known = false;
+        break;
+      }
+      digest[l.agent] = d;
+    }
+    if (known && prev.header.gfp === graphFingerprint(home, agent, holder, view, digest)) {
+      storeFrontier(home, agent, view, { ...prev.header, fp: keptFp }, prev.text);
+      return reuseText(prev, nowIso);
+    }
+  }
   // Loaded only now: a reused answer needs neither the graph nor the evaluator.
   const [{ computeFrontier }, { buildFrontierInput }, { loadListings }] = await Promise.all([
     import('../core/frontier.js'), import('../store/frontier-input.js'), import('../store/graph-index.js'),
   ]);
   const loaded = loadListings(home, listings);
   const gfp = graphFingerprint(home, agent, holder, view, loaded.digest);
-  if (prev && prev.header.gfp === gfp && stillValid(home, prev.header, ctx.nowMs, ctx.cwd)) {
+  if (prev && prev.header.gfp === gfp) {
     // Files changed but not what the frontier reads (a progress note): same answer, new file keys.
     storeFrontier(home, agent, view, { ...prev.header, fp: keptFp }, prev.text);
     return reuseText(prev, nowIso);

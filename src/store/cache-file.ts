@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
  * since a cache lost in a crash is rebuilt from the records. Never throws: a read-only home just
  * computes every time.
  */
-export function writeCache(path: string, text: string, tmpDir: string): void {
+export function writeCache(path: string, text: string | Uint8Array, tmpDir: string): void {
   try {
     mkdirSync(dirname(path), { recursive: true });
     mkdirSync(tmpDir, { recursive: true });

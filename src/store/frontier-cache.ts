@@ -69,7 +69,7 @@ export function frontierFingerprint(home: Home, agent: string, holder: string, v
   for (const l of listings) {
     // The names as one string and the stat numbers as raw bytes: no per-file string is built.
     h.update(`\0${l.agent}\0${l.names.length}\0`);
-    h.update(l.names.join('\n'));
+    h.update(l.joined);
     h.update(new Uint8Array(l.stats.buffer, l.stats.byteOffset, l.stats.byteLength));
   }
   return h.digest('hex');

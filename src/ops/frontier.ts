@@ -1,7 +1,7 @@
 import type { Frontier } from '../core/frontier.js';
 import type { RecordProblem } from '../core/record-codec.js';
 import { iso } from '../core/time.js';
-import { frontierFingerprint, graphFingerprint, headerFor, readCachedFrontier, reuseText, stillValid, storeFrontier } from '../store/frontier-cache.js';
+import { frontierFingerprint, graphFingerprint, headerFor, readCachedFrontier, restampFrontier, reuseText, stillValid, storeFrontier } from '../store/frontier-cache.js';
 import { listAll, quickDigest } from '../store/graph-index.js';
 import type { OpsCtx } from './context.js';
 import { holderOf } from './holder.js';
@@ -62,7 +62,7 @@ export async function frontierText(ctx: OpsCtx, opts: FrontierOpts): Promise<str
       digest[l.agent] = d;
     }
     if (known && prev.header.gfp === graphFingerprint(home, agent, holder, view, digest)) {
-      storeFrontier(home, agent, view, { ...prev.header, fp: keptFp }, prev.text);
+      restampFrontier(home, agent, view, { ...prev.header, fp: keptFp });
       return reuseText(prev, nowIso);
     }
   }
@@ -74,7 +74,7 @@ export async function frontierText(ctx: OpsCtx, opts: FrontierOpts): Promise<str
   const gfp = graphFingerprint(home, agent, holder, view, loaded.digest);
   if (prev && prev.header.gfp === gfp) {
     // Files changed but not what the frontier reads (a progress note): same answer, new file keys.
-    storeFrontier(home, agent, view, { ...prev.header, fp: keptFp }, prev.text);
+    restampFrontier(home, agent, view, { ...prev.header, fp: keptFp });
     return reuseText(prev, nowIso);
   }
   const { input, problems, used } = buildFrontierInput(home, agent, { holder, nowMs: ctx.nowMs, cwd: ctx.cwd }, loaded);

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +20,7 @@ import { readWorkspace } from './workspace.js';
  * is always seen.
  */
 
-const CACHE_VERSION = 4;
+const CACHE_VERSION = 5;
 
 interface Header {
   v: number;
@@ -33,6 +33,8 @@ interface Header {
   workspace: Workspace | null;
   events: Record<string, string>;
   now: string;
+  /** The first line of the text file this header belongs to. */
+  token: string;
 }
 
 export interface CachedFrontier {
@@ -82,14 +84,21 @@ export function graphFingerprint(home: Home, agent: string, holder: string, view
 }
 
 const cachePath = (home: Home, agent: string, view: FrontierView) => join(home.local, 'cache', `frontier-${agent}-${viewKey(view)}.json`);
+const textPath = (home: Home, agent: string, view: FrontierView) => join(home.local, 'cache', `frontier-${agent}-${viewKey(view)}.txt`);
 
-/** The last answer: one JSON header line, then the text as it was printed (never parsed on reuse). */
+/**
+ * The last answer: a small header file (fingerprints, validity) and the text as it was printed, in its
+ * own file that starts with a random token line the header names. A call that only learns new file keys
+ * (a progress note) rewrites the header, not megabytes of text; a header and a text written by two
+ * different calls never pair up, since their tokens differ.
+ */
 export function readCachedFrontier(home: Home, agent: string, view: FrontierView): CachedFrontier | null {
   try {
-    const raw = readFileSync(cachePath(home, agent, view), 'utf8');
+    const header = JSON.parse(readFileSync(cachePath(home, agent, view), 'utf8')) as Header;
+    if (header.v !== CACHE_VERSION) return null;
+    const raw = readFileSync(textPath(home, agent, view), 'utf8');
     const nl = raw.indexOf('\n');
-    const header = JSON.parse(raw.slice(0, nl)) as Header;
-    return header.v === CACHE_VERSION ? { header, text: raw.slice(nl + 1) } : null;
+    return raw.slice(0, nl) === header.token ? { header, text: raw.slice(nl + 1) } : null;
   } catch {
     return null;
   }
@@ -108,11 +117,19 @@ export function reuseText(c: CachedFrontier, nowIso: string): string {
   return c.text.replace(`"now": ${JSON.stringify(c.header.now)}`, `"now": ${JSON.stringify(nowIso)}`);
 }
 
-export function storeFrontier(home: Home, agent: string, view: FrontierView, h: Omit<Header, 'v'>, text: string): void {
-  writeCache(cachePath(home, agent, view), JSON.stringify({ v: CACHE_VERSION, ...h }) + '\n' + text, join(home.local, 'tmp'));
+/** Stores a new answer: its text under a new token, then the header naming it. */
+export function storeFrontier(home: Home, agent: string, view: FrontierView, h: Omit<Header, 'v' | 'token'>, text: string): void {
+  const token = randomBytes(8).toString('hex');
+  writeCache(textPath(home, agent, view), token + '\n' + text, join(home.local, 'tmp'));
+  restampFrontier(home, agent, view, { ...h, token });
 }
 
-export function headerFor(fp: string, gfp: string, bounds: { from: number; until: number }, used: InputUse, home: Home, now: string): Omit<Header, 'v'> {
+/** The same answer under a new header (new file keys after a change that cannot move it). */
+export function restampFrontier(home: Home, agent: string, view: FrontierView, h: Omit<Header, 'v'>): void {
+  writeCache(cachePath(home, agent, view), JSON.stringify({ ...h, v: CACHE_VERSION }), join(home.local, 'tmp'));
+}
+
+export function headerFor(fp: string, gfp: string, bounds: { from: number; until: number }, used: InputUse, home: Home, now: string): Omit<Header, 'v' | 'token'> {
   const events: Record<string, string> = {};
   for (const a of used.eventAgents) events[a] = eventsSignature(home, a);
   return {

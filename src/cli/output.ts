@@ -26,7 +26,11 @@ export function printJsonText(text: string): void {
   // Trailing newlines trimmed by hand: /\n*$/ tries every position of a text of megabytes.
   let end = text.length;
   while (end > 0 && text.charCodeAt(end - 1) === 10) end--;
-  process.stdout.write(text.slice(0, end).replace(/^\{\n?/, `{\n  "schema_version": ${SCHEMA_VERSION},\n`) + '\n');
+  // In parts: a reply of megabytes is not copied into a second string first.
+  const open = /^\{\n?/.exec(text);
+  process.stdout.write(open ? `{\n  "schema_version": ${SCHEMA_VERSION},\n` : '');
+  process.stdout.write(text.slice(open ? open[0].length : 0, end));
+  process.stdout.write('\n');
 }
 
 export function out(text = ''): void {

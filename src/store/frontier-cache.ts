@@ -120,7 +120,7 @@ export function reuseText(c: CachedFrontier, nowIso: string): string {
 /** Stores a new answer: its text under a new token, then the header naming it. */
 export function storeFrontier(home: Home, agent: string, view: FrontierView, h: Omit<Header, 'v' | 'token'>, text: string): void {
   const token = randomBytes(8).toString('hex');
-  writeCache(textPath(home, agent, view), token + '\n' + text, join(home.local, 'tmp'));
+  writeCache(textPath(home, agent, view), [token + '\n', text], join(home.local, 'tmp'));
   restampFrontier(home, agent, view, { ...h, token });
 }
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Benchmark: `holon frontier --json` and `holon explain ID` on generated homes of 1k and 10k items.
+// Benchmark: `holon frontier --json` (warm, after a progress note, after an edit, cold) and `holon explain ID`
+// on generated homes of 1k and 10k items (--sizes 10000,50000 for the large one), as ratios to `node -e 0`.
 // Usage: node bench/frontier.mjs [--runs 7] [--sizes 1000,10000]. Homes go to bench/.homes/ (gitignored).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -80,64 +81,74 @@ function makeHome(size) {
   return dir;
 }
 
-function timeRuns(cmdArgs, cwd, before = () => {}) {
+function timeRuns(cmdArgs, cwd, before = () => {}, bin = BIN) {
   const env = { ...process.env, HOLON_NOW: NOW, NO_COLOR: '1' };
   for (const k of Object.keys(env)) if (k.startsWith('HOLON_') && k !== 'HOLON_NOW') delete env[k];
   // One warm-up run builds the caches under local/, as any earlier command would have.
-  const warm = spawnSync(process.execPath, [BIN, ...cmdArgs], { cwd, env, encoding: 'utf8', maxBuffer: 256 << 20 });
+  const argv = bin ? [bin, ...cmdArgs] : cmdArgs;
+  const warm = spawnSync(process.execPath, argv, { cwd, env, encoding: 'utf8', maxBuffer: 256 << 20 });
   if (warm.status !== 0) throw new Error(`holon ${cmdArgs.join(' ')} exited ${warm.status}: ${warm.stderr}`);
   const times = [];
   const cpus = [];
+  const rss = [];
   for (let i = 0; i < RUNS; i++) {
     before(i);
     const t0 = process.hrtime.bigint();
     // /usr/bin/time (when present) also reports the child's CPU time, which shared machines distort less.
     const r = TIME
-      ? spawnSync(TIME, ['-f', '%U %S', '-o', TIME_OUT, process.execPath, BIN, ...cmdArgs], { cwd, env, encoding: 'utf8', maxBuffer: 256 << 20 })
-      : spawnSync(process.execPath, [BIN, ...cmdArgs], { cwd, env, encoding: 'utf8', maxBuffer: 256 << 20 });
+      ? spawnSync(TIME, ['-f', '%U %S %M', '-o', TIME_OUT, process.execPath, ...argv], { cwd, env, encoding: 'utf8', maxBuffer: 256 << 20 })
+      : spawnSync(process.execPath, argv, { cwd, env, encoding: 'utf8', maxBuffer: 256 << 20 });
     times.push(Number(process.hrtime.bigint() - t0) / 1e6);
     if (r.status !== 0) throw new Error(`holon ${cmdArgs.join(' ')} exited ${r.status}`);
     if (TIME) {
-      const [u, s] = readFileSync(TIME_OUT, 'utf8').trim().split(/\s+/).slice(-2).map(Number);
+      const [u, s, m] = readFileSync(TIME_OUT, 'utf8').trim().split(/\s+/).slice(-3).map(Number);
       cpus.push((u + s) * 1000);
+      rss.push(m / 1024);
     }
   }
   times.sort((a, b) => a - b);
   cpus.sort((a, b) => a - b);
-  return { median: times[Math.floor(times.length / 2)], min: times[0], max: times[times.length - 1], cpu: cpus.length ? cpus[Math.floor(cpus.length / 2)] : '-', out: warm.stdout };
+  return { median: times[Math.floor(times.length / 2)], min: times[0], max: times[times.length - 1], cpu: cpus.length ? cpus[Math.floor(cpus.length / 2)] : '-', rss: rss.length ? Math.max(...rss) : '-', out: warm.stdout };
 }
 
 if (!existsSync(join(ROOT, 'dist/cli/main.js'))) execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
 const rows = [];
+// Every row is also given as a ratio to a bare `node -e 0` measured in the same run (issue 14's targets).
+const bare = timeRuns(['-e', '0'], ROOT, () => {}, null);
+const row = (name, size, r) => rows.push([name, size, r.median, r.min, r.max, r.cpu, r.rss, typeof r.cpu === 'number' ? r.cpu / bare.cpu : r.median / bare.median]);
+row('node -e 0 (baseline)', '-', bare);
 const startup = timeRuns(['--version'], ROOT);
-rows.push(['node + holon --version', '-', startup.median, startup.min, startup.max, startup.cpu]);
+row('node + holon --version', '-', startup);
 for (const size of SIZES) {
   const t0 = Date.now();
   const dir = makeHome(size);
   const genMs = Date.now() - t0;
   const f = timeRuns(['frontier', '--json'], dir);
   const parsed = JSON.parse(f.out);
-  rows.push([`frontier --json, home unchanged (${parsed.counts.runnable} runnable)`, size, f.median, f.min, f.max, f.cpu]);
+  row(`frontier --json, home unchanged (${parsed.counts.runnable} runnable)`, size, f);
   // After a write: one item changed before each run, so the result cache cannot be reused (the graph
   // cache still saves parsing the other files).
   const touched = join(dir, '.holon/agents/main/work', `${parsed.runnable[0].id}.md`);
   const w = timeRuns(['frontier', '--json'], dir, (i) => appendFileSync(touched, `- 2026-11-30T05:0${i}:00Z a progress note\n`));
-  rows.push(['frontier --json, a progress note before each run', size, w.median, w.min, w.max, w.cpu]);
+  row('frontier --json, a progress note before each run', size, w);
   // A change the frontier reads (priority): the answer is computed again.
   const g = timeRuns(['frontier', '--json'], dir, (i) => {
     const text = readFileSync(touched, 'utf8').replace(/^priority: .*\n/m, '');
     writeFileSync(touched, text.replace(/^(class: .*\n)/m, `$1priority: "P${i % 5}"\n`));
   });
-  rows.push(['frontier --json, a priority changed before each run', size, g.median, g.min, g.max, g.cpu]);
+  row('frontier --json, a priority changed before each run', size, g);
+  // Cold: no local/ at all (a fresh clone): every file is read and parsed.
+  const c = timeRuns(['frontier', '--json'], dir, () => rmSync(join(dir, '.holon/local'), { recursive: true, force: true }));
+  row('frontier --json, cold (no local/)', size, c);
   const target = parsed.not_runnable[0]?.id ?? parsed.runnable[0]?.id;
   const e = timeRuns(['explain', target, '--json'], dir);
-  rows.push(['explain ID --json', size, e.median, e.min, e.max, e.cpu]);
+  row('explain ID --json', size, e);
   const l = timeRuns(['list', '--json'], dir);
-  rows.push(['list --json (reference)', size, l.median, l.min, l.max, l.cpu]);
+  row('list --json (reference)', size, l);
   if (genMs > 50) process.stderr.write(`generated ${size} items in ${genMs} ms\n`);
 }
 const fmt = (n) => (typeof n === 'number' ? n.toFixed(0).padStart(6) : String(n).padStart(6));
-console.log(`holon frontier benchmark: ${RUNS} runs each, median/min/max in ms (target: frontier median <= 300 ms at 10k)`);
-console.log(`${'command'.padEnd(52)} ${'items'.padStart(6)} ${'median'.padStart(6)} ${'min'.padStart(6)} ${'max'.padStart(6)} ${'cpu'.padStart(6)}`);
-for (const r of rows) console.log(`${String(r[0]).padEnd(52)} ${fmt(r[1])} ${fmt(r[2])} ${fmt(r[3])} ${fmt(r[4])} ${fmt(r[5])}`);
-console.log('(wall-clock median/min/max; cpu = median user+sys of the holon process; load average now: ' + (await import('node:os')).loadavg()[0].toFixed(2) + ')');
+console.log(`holon frontier benchmark: ${RUNS} runs each, median/min/max in ms, peak RSS in MB, x = cpu / cpu of node -e 0`);
+console.log(`${'command'.padEnd(52)} ${'items'.padStart(6)} ${'median'.padStart(6)} ${'min'.padStart(6)} ${'max'.padStart(6)} ${'cpu'.padStart(6)} ${'rss'.padStart(6)} ${'x'.padStart(6)}`);
+for (const r of rows) console.log(`${String(r[0]).padEnd(52)} ${fmt(r[1])} ${fmt(r[2])} ${fmt(r[3])} ${fmt(r[4])} ${fmt(r[5])} ${fmt(r[6])} ${r[7].toFixed(2).padStart(6)}`);
+console.log('(wall-clock median/min/max; cpu = median user+sys of the process; load average now: ' + (await import('node:os')).loadavg()[0].toFixed(2) + ')');

@@ -39,7 +39,7 @@ export function renderFrontier(f: Frontier): void {
     if (list.length) out(rows(list, key !== 'runnable'));
     else if (key === 'runnable') out(dim(f.counts.total === f.counts.closed ? '  no open WorkItems: holon new "what must be delivered"' : '  nothing runnable now; the sections below say why'));
     const more = f.truncated[key as keyof Frontier['truncated']];
-    if (more) out(dim(`  ... and ${more} more (--limit N, or --json)`));
+    if (more) out(dim(`  ... and ${more} more (--limit N, --all)`));
   }
   out('');
   const c = f.counts;

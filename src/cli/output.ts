@@ -23,7 +23,14 @@ export function printJson(data: object): void {
 
 /** The same for an object already serialized (2-space indented, as printJson writes it). */
 export function printJsonText(text: string): void {
-  process.stdout.write(text.replace(/^\{\n?/, `{\n  "schema_version": ${SCHEMA_VERSION},\n`).replace(/\n*$/, '\n'));
+  // Trailing newlines trimmed by hand: /\n*$/ tries every position of a text of megabytes.
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 10) end--;
+  // In parts: a reply of megabytes is not copied into a second string first.
+  const open = /^\{\n?/.exec(text);
+  process.stdout.write(open ? `{\n  "schema_version": ${SCHEMA_VERSION},\n` : '');
+  process.stdout.write(text.slice(open ? open[0].length : 0, end));
+  process.stdout.write('\n');
 }
 
 export function out(text = ''): void {

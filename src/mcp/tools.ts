@@ -48,8 +48,11 @@ export const TOOLS: ToolDef[] = [
   {
     name: 'frontier', readOnly: true,
     description: 'What you may work on now (runnable, needs_decision, waiting, resume_candidates, not_runnable with reason codes).',
-    input: { limit: z.number().int().min(1).optional().describe('cap each channel (counts are computed before the cap)') },
-    run: (ctx, a) => frontier(ctx, { limit: a.limit }),
+    input: {
+      limit: z.number().int().min(1).optional().describe('cap each channel (counts are computed before the cap)'),
+      all: z.boolean().optional().describe('list every not_runnable entry (default: the first 50, the rest counted in truncated.not_runnable)'),
+    },
+    run: (ctx, a) => frontier(ctx, { limit: a.limit, all: a.all }),
   },
   {
     name: 'pick',

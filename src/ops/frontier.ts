@@ -1,47 +1,92 @@
 import type { Frontier } from '../core/frontier.js';
 import type { RecordProblem } from '../core/record-codec.js';
 import { iso } from '../core/time.js';
-import { frontierFingerprint, graphFingerprint, headerFor, readCachedFrontier, reuseText, stillValid, storeFrontier } from '../store/frontier-cache.js';
-import { listAll } from '../store/graph-index.js';
+import { frontierFingerprint, graphFingerprint, headerFor, readCachedFrontier, restampFrontier, reuseText, stillValid, storeFrontier } from '../store/frontier-cache.js';
+import { listAll, quickDigest } from '../store/graph-index.js';
 import type { OpsCtx } from './context.js';
 import { holderOf } from './holder.js';
 
 export type FrontierResult = Frontier & { problems: RecordProblem[] };
 
 /**
+ * Without `all`, not_runnable lists only its first entries (frontier order) and `truncated.not_runnable`
+ * says how many more: a script needs the counts and the channels an agent acts on, and a large home's
+ * blocked tail (thousands of entries with their reasons) would be most of the output. `counts` and
+ * `by_code` always cover everything; `holon explain ID` gives any one item's reason.
+ */
+export const NOT_RUNNABLE_SHOWN = 50;
+
+export interface FrontierOpts {
+  limit?: number;
+  /** Every not_runnable entry, not only the first NOT_RUNNABLE_SHOWN. */
+  all?: boolean;
+}
+
+function capNotRunnable(f: Frontier): void {
+  const extra = f.not_runnable.length - NOT_RUNNABLE_SHOWN;
+  if (extra <= 0) return;
+  f.not_runnable = f.not_runnable.slice(0, NOT_RUNNABLE_SHOWN);
+  f.truncated = { ...f.truncated, not_runnable: (f.truncated.not_runnable ?? 0) + extra };
+}
+
+/**
  * The frontier of the acting agent as JSON text, reused from the cache under local/ when nothing it
  * reads has changed (so `holon frontier --json` prints it without parsing). Reads only.
  */
-export async function frontierText(ctx: OpsCtx, opts: { limit?: number }): Promise<string> {
-  const { limit } = opts;
+export async function frontierText(ctx: OpsCtx, opts: FrontierOpts): Promise<string> {
+  const view = { limit: opts.limit, all: Boolean(opts.all) };
+  const { limit } = view;
   const home = ctx.home();
   const agent = ctx.agent();
   const holder = holderOf(ctx, agent);
-  const listings = await listAll(home);
-  const fp = frontierFingerprint(home, agent, holder, limit, listings);
+  const listings = listAll(home);
+  const fp = frontierFingerprint(home, agent, holder, view, listings);
+  // An answer built on a file changed a moment ago is never reused by file keys (see RACY_MS).
+  const keptFp = listings.some((l) => l.racy.size > 0) ? '' : fp;
   const nowIso = iso(ctx.nowMs);
-  const prev = readCachedFrontier(home, agent, limit);
-  if (prev && prev.header.fp === fp && stillValid(home, prev.header, ctx.nowMs, ctx.cwd)) return reuseText(prev, nowIso);
+  const cached = readCachedFrontier(home, agent, view);
+  // The previous answer, when the inputs outside the work files (clock window, checkout, events) hold.
+  const prev = cached && stillValid(home, cached.header, ctx.nowMs, ctx.cwd) ? cached : null;
+  if (prev && prev.header.fp === fp) return reuseText(prev, nowIso);
+  if (prev) {
+    // A few files changed (a progress note): their new content hashes give the digest without the
+    // graph cache; the same digest means the same answer.
+    const digest: Record<string, number> = {};
+    let known = true;
+    for (const l of listings) {
+      const d = quickDigest(home, l);
+      if (d === null) {
+        known = false;
+        break;
+      }
+      digest[l.agent] = d;
+    }
+    if (known && prev.header.gfp === graphFingerprint(home, agent, holder, view, digest)) {
+      restampFrontier(home, agent, view, { ...prev.header, fp: keptFp });
+      return reuseText(prev, nowIso);
+    }
+  }
   // Loaded only now: a reused answer needs neither the graph nor the evaluator.
   const [{ computeFrontier }, { buildFrontierInput }, { loadListings }] = await Promise.all([
     import('../core/frontier.js'), import('../store/frontier-input.js'), import('../store/graph-index.js'),
   ]);
   const loaded = loadListings(home, listings);
-  const gfp = graphFingerprint(home, agent, holder, limit, loaded.digest);
-  if (prev && prev.header.gfp === gfp && stillValid(home, prev.header, ctx.nowMs, ctx.cwd)) {
+  const gfp = graphFingerprint(home, agent, holder, view, loaded.digest);
+  if (prev && prev.header.gfp === gfp) {
     // Files changed but not what the frontier reads (a progress note): same answer, new file keys.
-    storeFrontier(home, agent, limit, { ...prev.header, fp }, prev.text);
+    restampFrontier(home, agent, view, { ...prev.header, fp: keptFp });
     return reuseText(prev, nowIso);
   }
   const { input, problems, used } = buildFrontierInput(home, agent, { holder, nowMs: ctx.nowMs, cwd: ctx.cwd }, loaded);
   const bounds = { from: -Infinity, until: Infinity };
   const f = computeFrontier(input, { limit, bounds });
+  if (!view.all) capNotRunnable(f);
   const text = JSON.stringify({ ...f, problems }, null, 2);
-  storeFrontier(home, agent, limit, headerFor(fp, gfp, bounds, used, home, f.now), text);
+  storeFrontier(home, agent, view, headerFor(keptFp, gfp, bounds, used, home, f.now), text);
   return text;
 }
 
 /** The frontier as data: channels, counts computed before any cap, and records that could not be read. */
-export async function frontier(ctx: OpsCtx, opts: { limit?: number }): Promise<FrontierResult> {
+export async function frontier(ctx: OpsCtx, opts: FrontierOpts): Promise<FrontierResult> {
   return JSON.parse(await frontierText(ctx, opts)) as FrontierResult;
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
@@ -7,12 +7,23 @@ import { randomBytes } from 'node:crypto';
  * since a cache lost in a crash is rebuilt from the records. Never throws: a read-only home just
  * computes every time.
  */
-export function writeCache(path: string, text: string, tmpDir: string): void {
+export function writeCache(path: string, text: string | Uint8Array | Array<string | Uint8Array>, tmpDir: string): void {
   try {
     mkdirSync(dirname(path), { recursive: true });
     mkdirSync(tmpDir, { recursive: true });
     const tmp = join(tmpDir, `${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-    writeFileSync(tmp, text);
+    if (Array.isArray(text)) {
+      // Parts written one by one: joining megabytes of text first would copy it once more.
+      const fd = openSync(tmp, 'w');
+      try {
+        for (const part of text) {
+          const buf = typeof part === 'string' ? Buffer.from(part) : part;
+          for (let off = 0; off < buf.length;) off += writeSync(fd, buf, off);
+        }
+      } finally {
+        closeSync(fd);
+      }
+    } else writeFileSync(tmp, text);
     try {
       renameSync(tmp, path);
     } catch (err) {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Workspace } from '../core/frontier.js';
@@ -21,7 +21,7 @@ import { spendingSignature } from './budget.js';
  * is always seen.
  */
 
-const CACHE_VERSION = 3;
+const CACHE_VERSION = 5;
 
 interface Header {
   v: number;
@@ -36,6 +36,8 @@ interface Header {
   /** Issue 17: the run records' signature when a budget was evaluated. */
   spending?: string | null;
   now: string;
+  /** The first line of the text file this header belongs to. */
+  token: string;
 }
 
 export interface CachedFrontier {
@@ -45,10 +47,18 @@ export interface CachedFrontier {
 
 const statSig = (file: string) => fileKey(file) ?? '-';
 
+/** What was asked for: the per-channel limit and whether not_runnable is listed in full. */
+export interface FrontierView {
+  limit: number | undefined;
+  all: boolean;
+}
+
+const viewKey = (v: FrontierView) => `${v.limit ?? 'all'}${v.all ? '-full' : ''}`;
+
 /** Everything but the work items: code, agent, holder, limit, holon.yaml, AGENTS.md, capability cache. */
-function baseHash(home: Home, agent: string, holder: string, limit: number | undefined) {
+function baseHash(home: Home, agent: string, holder: string, view: FrontierView) {
   const h = createHash('sha1');
-  h.update(`${CACHE_VERSION}\0${VERSION}\0${agent}\0${holder}\0${limit ?? 'all'}\0`);
+  h.update(`${CACHE_VERSION}\0${VERSION}\0${agent}\0${holder}\0${viewKey(view)}\0`);
   h.update(JSON.stringify(home.config));
   // A rebuilt holon (new evaluator code) never serves an answer of the old one.
   h.update(BUILD_ID);
@@ -57,33 +67,39 @@ function baseHash(home: Home, agent: string, holder: string, limit: number | und
   return h;
 }
 
-export function frontierFingerprint(home: Home, agent: string, holder: string, limit: number | undefined, listings: Listing[]): string {
-  const h = baseHash(home, agent, holder, limit);
-  const parts: string[] = [];
+export function frontierFingerprint(home: Home, agent: string, holder: string, view: FrontierView, listings: Listing[]): string {
+  const h = baseHash(home, agent, holder, view);
   for (const l of listings) {
-    parts.push(`\0${l.agent}\0`);
-    for (const [name, key] of l.keys) parts.push(name, key);
+    // The names as one string and the stat numbers as raw bytes: no per-file string is built.
+    h.update(`\0${l.agent}\0${l.names.length}\0`);
+    h.update(l.joined);
+    h.update(new Uint8Array(l.stats.buffer, l.stats.byteOffset, l.stats.byteLength));
   }
-  // One update of one string: 10,000 small updates cost more than the hashing.
-  h.update(parts.join('\n'));
   return h.digest('hex');
 }
 
-export function graphFingerprint(home: Home, agent: string, holder: string, limit: number | undefined, digest: Record<string, number>): string {
-  const h = baseHash(home, agent, holder, limit);
+export function graphFingerprint(home: Home, agent: string, holder: string, view: FrontierView, digest: Record<string, number>): string {
+  const h = baseHash(home, agent, holder, view);
   for (const a of Object.keys(digest).sort()) h.update(`\0${a}\0${digest[a]}`);
   return h.digest('hex');
 }
 
-const cachePath = (home: Home, agent: string, limit: number | undefined) => join(home.local, 'cache', `frontier-${agent}-${limit ?? 'all'}.json`);
+const cachePath = (home: Home, agent: string, view: FrontierView) => join(home.local, 'cache', `frontier-${agent}-${viewKey(view)}.json`);
+const textPath = (home: Home, agent: string, view: FrontierView) => join(home.local, 'cache', `frontier-${agent}-${viewKey(view)}.txt`);
 
-/** The last answer: one JSON header line, then the text as it was printed (never parsed on reuse). */
-export function readCachedFrontier(home: Home, agent: string, limit: number | undefined): CachedFrontier | null {
+/**
+ * The last answer: a small header file (fingerprints, validity) and the text as it was printed, in its
+ * own file that starts with a random token line the header names. A call that only learns new file keys
+ * (a progress note) rewrites the header, not megabytes of text; a header and a text written by two
+ * different calls never pair up, since their tokens differ.
+ */
+export function readCachedFrontier(home: Home, agent: string, view: FrontierView): CachedFrontier | null {
   try {
-    const raw = readFileSync(cachePath(home, agent, limit), 'utf8');
+    const header = JSON.parse(readFileSync(cachePath(home, agent, view), 'utf8')) as Header;
+    if (header.v !== CACHE_VERSION) return null;
+    const raw = readFileSync(textPath(home, agent, view), 'utf8');
     const nl = raw.indexOf('\n');
-    const header = JSON.parse(raw.slice(0, nl)) as Header;
-    return header.v === CACHE_VERSION ? { header, text: raw.slice(nl + 1) } : null;
+    return raw.slice(0, nl) === header.token ? { header, text: raw.slice(nl + 1) } : null;
   } catch {
     return null;
   }
@@ -103,11 +119,19 @@ export function reuseText(c: CachedFrontier, nowIso: string): string {
   return c.text.replace(`"now": ${JSON.stringify(c.header.now)}`, `"now": ${JSON.stringify(nowIso)}`);
 }
 
-export function storeFrontier(home: Home, agent: string, limit: number | undefined, h: Omit<Header, 'v'>, text: string): void {
-  writeCache(cachePath(home, agent, limit), JSON.stringify({ v: CACHE_VERSION, ...h }) + '\n' + text, join(home.local, 'tmp'));
+/** Stores a new answer: its text under a new token, then the header naming it. */
+export function storeFrontier(home: Home, agent: string, view: FrontierView, h: Omit<Header, 'v' | 'token'>, text: string): void {
+  const token = randomBytes(8).toString('hex');
+  writeCache(textPath(home, agent, view), [token + '\n', text], join(home.local, 'tmp'));
+  restampFrontier(home, agent, view, { ...h, token });
 }
 
-export function headerFor(fp: string, gfp: string, bounds: { from: number; until: number }, used: InputUse, home: Home, now: string): Omit<Header, 'v'> {
+/** The same answer under a new header (new file keys after a change that cannot move it). */
+export function restampFrontier(home: Home, agent: string, view: FrontierView, h: Omit<Header, 'v'>): void {
+  writeCache(cachePath(home, agent, view), JSON.stringify({ ...h, v: CACHE_VERSION }), join(home.local, 'tmp'));
+}
+
+export function headerFor(fp: string, gfp: string, bounds: { from: number; until: number }, used: InputUse, home: Home, now: string): Omit<Header, 'v' | 'token'> {
   const events: Record<string, string> = {};
   for (const a of used.eventAgents) events[a] = eventsSignature(home, a);
   return {

@@ -1,13 +1,17 @@
-import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseHolonFrontMatter } from '../core/holon-yaml.js';
 import { parseMarkdownRecord, RecordParseError, type RecordProblem } from '../core/record-codec.js';
 import type { WorkItem } from '../core/types.js';
 import { workFromRecord } from '../core/workitem.js';
-import { fileKey, writeCache } from './cache-file.js';
+import * as crypto from 'node:crypto';
+import { writeCache } from './cache-file.js';
+import { readStatIndex, writeStatIndex } from './stat-index.js';
 import { listAgents, type Home } from './home.js';
 import { workDir } from './work-store.js';
+import { keyAt, listAll, type Listing } from './work-listing.js';
+
+export { listAgentWork, listAll, type Listing } from './work-listing.js';
 import { isLive } from '../core/wait-matching.js';
 import { readRecordText } from './record-file.js';
 
@@ -18,7 +22,8 @@ import { readRecordText } from './record-file.js';
  * the cache is small (no bodies, only live waits) so reading it is cheap at 10,000 items.
  */
 
-const VERSION = 9;
+// 9: budgets in slim items (f17); 10: per-item log patches (speedfront); 11: both.
+const VERSION = 11;
 
 type Slim = Partial<WorkItem>;
 
@@ -89,18 +94,13 @@ export interface LoadedGraph {
 }
 
 /**
- * A 52-bit content hash (two 32-bit FNV-1a variants, one cut to 20 bits), computed only when a file is
- * parsed. Entries are combined by a sum modulo 2^52: order-free, and no pair of entries cancels out.
+ * A 52-bit content hash (the first 52 bits of a SHA-1), computed only when a file is parsed. Entries are combined by a sum modulo 2^52: order-free, and no pair of entries cancels out.
  */
 function contentHash(text: string): number {
-  let a = 0x811c9dc5;
-  let b = 0x01000193;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995);
-  }
-  return (a >>> 0) * 2 ** 20 + ((b >>> 0) & 0xfffff);
+  // One native call (sha1, first 52 bits): a JS loop over every character cost a tenth of a cold start.
+  // (crypto.hash is Node >= 20.12; older 20.x takes the hash object.)
+  const hex = typeof crypto.hash === 'function' ? crypto.hash('sha1', text) : crypto.createHash('sha1').update(text).digest('hex');
+  return parseInt(hex.slice(0, 13), 16);
 }
 
 /** The item, through the fast parser for holon's own YAML when it applies, else the full record codec. */
@@ -134,120 +134,105 @@ function parseEntry(file: string, id: string, agent: string, key: string): Entry
   }
 }
 
-/** Above this many files a home is listed with one `find` (stats in C, on the other core). */
-const BULK_AT = 1000;
-const BULK_BELOW = 500;
 
 /**
- * Lists the work files with inode, size, mtime and ctime in one GNU `find` process: at 10,000 files this
- * costs the command far less than 10,000 statSync calls, and it runs while the cache is parsed. Resolves
- * null where find cannot do it (no GNU find): the caller then stats file by file.
+ * The graph cache is a base file (every entry, written whole by temp file + rename) and a patch log
+ * beside it (graph-A.log): one JSON line per entry changed since, `[name, entry]`, or `[name, 0]` for a
+ * file that is gone. A change of one item appends one line instead of rewriting 10,000 entries; the log
+ * is folded into the base once it grows past a tenth of it. Every entry carries its file's key and is
+ * used only while that key matches, so any interleaving of writers (a lost line, a line replayed onto a
+ * newer base, a torn last line, which does not parse) can only cost a parse, never serve stale data.
  */
-function findKeys(dir: string): Promise<Map<string, string> | null> {
-  return new Promise((resolve) => {
-    let child: ReturnType<typeof spawn>;
-    try {
-      child = spawn('find', [dir, '-maxdepth', '1', '-name', '*.md', '-type', 'f', '-printf', '%f\\t%i:%s:%T@:%C@\\n'], { stdio: ['ignore', 'pipe', 'ignore'] });
-    } catch {
-      return resolve(null);
-    }
-    const chunks: Buffer[] = [];
-    child.stdout!.on('data', (d: Buffer) => chunks.push(d));
-    child.on('error', () => resolve(null));
-    child.on('close', (code) => {
-      if (code !== 0) return resolve(null);
-      const keys = new Map<string, string>();
-      for (const line of Buffer.concat(chunks).toString('utf8').split('\n')) {
-        const tab = line.indexOf('\t');
-        if (tab > 0) keys.set(line.slice(0, tab), line.slice(tab + 1));
-      }
-      resolve(keys);
-    });
-  });
-}
+const logOf = (cachePath: string) => cachePath.slice(0, -'.json'.length) + '.log';
 
-function statKeys(dir: string): Map<string, string> | null {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return null;
-  }
-  const keys = new Map<string, string>();
-  const prefix = dir + '/';
-  for (const name of names) {
-    if (!name.endsWith('.md')) continue;
-    const key = fileKey(prefix + name);
-    if (key) keys.set(name, key);
-  }
-  return keys;
-}
-
-function readEntries(path: string): Record<string, Entry> | null {
+function readEntries(path: string): { entries: Record<string, Entry>; logged: number } {
+  let entries: Record<string, Entry> | null = null;
   try {
     const c = JSON.parse(readFileSync(path, 'utf8'));
-    if (c.version === VERSION && c.entries) return c.entries;
+    if (c.version === VERSION && c.entries) entries = c.entries;
   } catch {
     // No cache yet, or a broken one: rebuild it.
   }
-  return null;
-}
-
-/** One agent's work files and their keys, and the cache file that matches how the keys were read. */
-export interface Listing {
-  agent: string;
-  keys: Map<string, string>;
-  cachePath: string;
-}
-
-/**
- * Lists an agent's work files with their keys. The two ways of reading keys (one `find`, or a stat per
- * file) write differently shaped keys, so each has its own cache file (graph-A.find.json, graph-A.json);
- * a home that grows past BULK_AT switches once, one that shrinks below BULK_BELOW switches back.
- */
-export async function listAgentWork(home: Home, agent: string): Promise<Listing | null> {
-  const dir = workDir(home, agent);
-  const cacheDir = join(home.local, 'cache');
-  const bulkPath = join(cacheDir, `graph-${agent}.find.json`);
-  const statPath = join(cacheDir, `graph-${agent}.json`);
-  if (!process.env.HOLON_NO_FIND && existsSync(bulkPath)) {
-    const keys = await findKeys(dir);
-    if (keys && keys.size >= BULK_BELOW) return { agent, keys, cachePath: bulkPath };
-    rmSync(bulkPath, { force: true });
+  if (!entries) return { entries: {}, logged: Infinity };
+  let logged = 0;
+  let log: string;
+  try {
+    log = readFileSync(logOf(path), 'utf8');
+  } catch {
+    return { entries, logged };
   }
-  const keys = statKeys(dir);
-  if (!keys) return null;
-  if (keys.size >= BULK_AT && !process.env.HOLON_NO_FIND) {
-    const bulk = await findKeys(dir);
-    if (bulk) return { agent, keys: bulk, cachePath: bulkPath };
+  for (const line of log.split('\n')) {
+    if (!line) continue;
+    logged++;
+    try {
+      const [name, entry] = JSON.parse(line) as [string, Entry | 0];
+      if (entry) entries[name] = entry;
+      else delete entries[name];
+    } catch {
+      // A torn line (a writer interrupted): its file is parsed again.
+    }
   }
-  return { agent, keys, cachePath: statPath };
+  return { entries, logged };
 }
 
-function cachedCount(c: Record<string, Entry>): number {
-  let n = 0;
-  for (const _ in c) n++;
-  return n;
+function writeEntries(home: Home, cachePath: string, entries: Record<string, Entry>, count: number, logged: number, patch: string[]): void {
+  if (logged + patch.length <= Math.max(64, count / 10)) {
+    try {
+      appendFileSync(logOf(cachePath), patch.join(''));
+      return;
+    } catch {
+      // No log (a read-only home, a missing folder): write the base.
+    }
+  }
+  writeCache(cachePath, JSON.stringify({ version: VERSION, entries }), join(home.local, 'tmp'));
+  // After the base: a crash in between replays the log onto it, which is harmless (see above). The
+  // second file is what holon wrote when it listed big homes with `find`: no longer read.
+  for (const old of [logOf(cachePath), cachePath.slice(0, -'.json'.length) + '.find.json']) {
+    try {
+      unlinkSync(old);
+    } catch {
+      // None.
+    }
+  }
 }
+
+
+// Object.keys counts in C++; a for-in loop over 50,000 keys costs tens of milliseconds here.
+const cachedCount = (c: Record<string, Entry>): number => Object.keys(c).length;
+
+const idxOf = (cachePath: string) => cachePath.slice(0, -'.json'.length) + '.idx';
 
 /** Reads the listed items: cached entries where the key still matches, a parse where it does not. */
 export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void {
-  const { agent, keys, cachePath } = listing;
+  const { agent, keys, cachePath, names, stats, racy } = listing;
   // Updated in place: building a second 10,000-key object per call costs more than the rest.
-  const entries = readEntries(cachePath) ?? {};
-  let dirty = false;
+  const { entries, logged } = readEntries(cachePath);
+  const patch: string[] = [];
   let count = 0;
   let digest = 0;
   const prefix = workDir(home, agent) + '/';
-  for (const [name, key] of keys) {
+  // The snapshot for the next call's quick check (stat-index.ts), in listing order.
+  const idxNames: string[] = [];
+  const idxStats = new Float64Array(names.length * 4);
+  const idxHashes = new Float64Array(names.length);
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i];
+    const key = keys.get(name)!;
     let entry = entries[name];
     const id = name.slice(0, -3);
     if (!entry || entry[0] !== key) {
       const parsed = parseEntry(prefix + name, id, agent, key);
       if (!parsed) continue;
-      entries[name] = entry = parsed;
-      dirty = true;
+      // A racy file's entry is stored under a key no listing gives, so the next call parses it again.
+      const stored: Entry = racy.has(name) ? ['~' + key, parsed[1], parsed[2], parsed[3]] : parsed;
+      entries[name] = stored;
+      entry = parsed;
+      patch.push(JSON.stringify([name, stored]) + '\n');
     }
+    const r = racy.has(name);
+    for (let k = 0; k < 4; k++) idxStats[4 * count + k] = r ? NaN : stats[4 * i + k];
+    idxHashes[count] = entry[3];
+    idxNames.push(name);
     count++;
     digest = (digest + entry[3]) % 2 ** 52;
     if (entry[1]) out.slims.push(entry[1], id, agent);
@@ -255,21 +240,58 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
   }
   if (count !== cachedCount(entries)) {
     // Files that disappeared leave entries behind.
-    for (const name of Object.keys(entries)) if (!keys.has(name)) delete entries[name];
-    dirty = true;
+    for (const name of Object.keys(entries)) {
+      const key = keys.get(name);
+      if (key !== undefined && (entries[name][0] === key || entries[name][0] === '~' + key)) continue;
+      delete entries[name];
+      patch.push(JSON.stringify([name, 0]) + '\n');
+    }
   }
   out.digest[agent] = digest;
-  if (dirty) writeCache(cachePath, JSON.stringify({ version: VERSION, entries }), join(home.local, 'tmp'));
+  if (patch.length) writeEntries(home, cachePath, entries, count, logged, patch);
+  if (patch.length || !existsSync(idxOf(cachePath))) {
+    writeStatIndex(idxOf(cachePath), { names: idxNames.join('\n'), count, stats: idxStats.subarray(0, count * 4), hashes: idxHashes.subarray(0, count) }, join(home.local, 'tmp'));
+  }
 }
 
-export async function listAll(home: Home, agents = listAgents(home)): Promise<Listing[]> {
-  const out: Listing[] = [];
-  for (const a of agents) {
-    const l = await listAgentWork(home, a);
-    if (l) out.push(l);
+/**
+ * The graph digest of a listing without loading the graph cache, when its snapshot (stat-index.ts)
+ * has the same names in the same order: only files whose stat numbers differ are read. Those files'
+ * new entries go to the graph cache's patch log and a new snapshot is written. Null when the
+ * snapshot cannot answer (missing, other names, a file that vanished): load the graph instead.
+ */
+export function quickDigest(home: Home, listing: Listing): number | null {
+  const { agent, names, stats, racy, cachePath } = listing;
+  const idx = readStatIndex(idxOf(cachePath));
+  if (!idx || idx.count !== names.length || idx.names !== listing.joined) return null;
+  const prefix = workDir(home, agent) + '/';
+  const patch: string[] = [];
+  const s = idx.stats;
+  let digest = 0;
+  for (let i = 0; i < names.length; i++) {
+    const j = 4 * i;
+    if (s[j] !== stats[j] || s[j + 1] !== stats[j + 1] || s[j + 2] !== stats[j + 2] || s[j + 3] !== stats[j + 3] || racy.has(names[i])) {
+      const key = keyAt(stats, i);
+      const parsed = parseEntry(prefix + names[i], names[i].slice(0, -3), agent, key);
+      if (!parsed) return null;
+      const r = racy.has(names[i]);
+      patch.push(JSON.stringify([names[i], r ? ['~' + key, parsed[1], parsed[2], parsed[3]] : parsed]) + '\n');
+      for (let k = 0; k < 4; k++) s[j + k] = r ? NaN : stats[j + k];
+      idx.hashes[i] = parsed[3];
+    }
+    digest = (digest + idx.hashes[i]) % 2 ** 52;
   }
-  return out;
+  if (patch.length) {
+    try {
+      appendFileSync(logOf(cachePath), patch.join(''));
+    } catch {
+      // The graph cache then parses these files itself.
+    }
+    writeStatIndex(idxOf(cachePath), idx, join(home.local, 'tmp'));
+  }
+  return digest;
 }
+
 
 export function loadListings(home: Home, listings: Listing[]): LoadedGraph {
   const slims: Array<Slim | 'D' | string> = [];
@@ -294,5 +316,5 @@ export function loadListings(home: Home, listings: Listing[]): LoadedGraph {
 
 /** Every agent's items, graph fields only. */
 export async function loadGraph(home: Home, agents = listAgents(home)): Promise<LoadedGraph> {
-  return loadListings(home, await listAll(home, agents));
+  return loadListings(home, listAll(home, agents));
 }

@@ -14,7 +14,7 @@ import { readRecordText } from './record-file.js';
  * change mtime/ctime, so a changed file is always re-parsed; the cache only saves parsing.
  */
 
-const CACHE_VERSION = 6;
+const CACHE_VERSION = 7;
 
 interface CacheEntry {
   k: string;
@@ -34,10 +34,17 @@ export interface LoadedWork {
   problems: RecordProblem[];
 }
 
-function statKey(file: string): string | null {
+/**
+ * A file's key, and whether it is racy: changed within RACY_MS of now, so a second change in the same
+ * timestamp tick could keep the key (the argument is in graph-index.ts). A racy file's entry is stored
+ * under a key no stat gives, so the next call parses it again.
+ */
+const RACY_MS = 2000;
+
+function statKey(file: string, since: number): { key: string; racy: boolean } | null {
   try {
     const s = statSync(file, { bigint: false });
-    return `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
+    return { key: `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`, racy: s.ctimeMs > since || s.mtimeMs > since };
   } catch {
     return null;
   }
@@ -108,12 +115,14 @@ export function loadAgentWork(home: Home, agent: string): LoadedWork {
   const items: WorkSummary[] = [];
   const files: string[] = [];
   const problems: RecordProblem[] = [];
+  const since = Date.now() - RACY_MS;
   for (const name of names.sort()) {
     const file = join(dir, name);
-    const key = statKey(file);
-    if (key === null) continue;
+    const stat = statKey(file, since);
+    if (stat === null) continue;
+    const key = stat.racy ? `~${stat.key}` : stat.key;
     let entry = cache.entries[name];
-    if (!entry || entry.k !== key) {
+    if (!entry || entry.k !== key || stat.racy) {
       let text: string;
       try {
         text = readRecordText(file);

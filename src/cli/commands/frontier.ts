@@ -4,9 +4,10 @@ import { parseLimit } from '../limit.js';
 import { note, printJsonText } from '../output.js';
 
 /** `holon frontier`: what the agent may do now, and why not the rest. Reads only (a cache under local/). */
-export async function runFrontier(ctx: Ctx, _args: string[], opts: { json?: boolean; limit?: string }): Promise<void> {
-  const limit = parseLimit(opts.limit) ?? (opts.json ? undefined : 10);
-  const text = await frontierText(ctx, { limit });
+export async function runFrontier(ctx: Ctx, _args: string[], opts: { json?: boolean; limit?: string; all?: boolean }): Promise<void> {
+  // A person sees 10 per channel unless asked for more; --json and --all list the channels in full.
+  const limit = parseLimit(opts.limit) ?? (opts.json || opts.all ? undefined : 10);
+  const text = await frontierText(ctx, { limit, all: opts.all });
   if (opts.json) return printJsonText(text);
   const f = JSON.parse(text) as FrontierResult;
   const { renderFrontier } = await import('../frontier-render.js');

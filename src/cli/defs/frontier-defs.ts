@@ -16,6 +16,7 @@ export function defineFrontierCommands(program: Command): void {
     .command('frontier')
     .description('what the agent may work on now, and why not the rest (reads only)')
     .option('--limit <n>', 'show at most N entries per channel (needs_decision is never cut; counts are not)')
+    .option('--all', 'list every not_runnable entry (default: the first 50, the rest counted in truncated.not_runnable)')
     .option('--json', 'print as JSON')
     .action(lazy(() => import('../commands/frontier.js'), 'runFrontier'));
 

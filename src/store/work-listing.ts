@@ -1,0 +1,112 @@
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { listAgents, type Home } from './home.js';
+import { workDir } from './work-store.js';
+
+/**
+ * Lists the agents' work files with their keys, in this process: one readdir, one stat per `.md` name
+ * (no child process: spawning `find` and waiting for it cost more wall time than the stats).
+ *
+ * Why every file is stat'ed on every call (the soundness argument; docs/frontier.md, "Speed and
+ * caching"): a cached entry may be used only if its file cannot have changed since it was read.
+ * - holon's own writes go through store/ by temp file + rename: new inode, new key.
+ * - Added, removed and renamed files (an editor that saves by rename, `git checkout`, `git pull`,
+ *   which unlink and create) change the folder's listing, which readdir sees.
+ * - An edit in place (`>>`, an editor that truncates and writes) keeps the inode and the folder's
+ *   mtime; it changes the file's mtime and size, and when a tool restores both (`touch -r`, utimes
+ *   after an edit of the same length) it still changes the ctime, which no user call can set. So
+ *   the one stamp that is always moved is the file's own ctime, and only a stat reads it.
+ * Nothing short of a stat per file (what `git status` does with its index) or a file-system watcher
+ * (inotify, git's fsmonitor) can see the last case. A watcher's notice arrives asynchronously, after
+ * the write returned, so a command run right after an edit could read the index before the watcher
+ * wrote it; trusting it would need a round trip to the watcher. Until then the stat per file stays:
+ * it is the cost of never serving a stale frontier, and it is kept to one syscall per file (no read,
+ * no hash, no child process) with the rest of the cost avoided behind it.
+ */
+
+/**
+ * A file changed within this long before it was listed is "racy" (git's word): a second change in the
+ * same timestamp tick (coarse kernel clocks, file systems with whole-second times) could leave size,
+ * mtime and ctime as they were. Its entry is stored so that it never matches and the answer built on it
+ * is not reused by file keys, so the next call reads it again; once the file is older, keys suffice.
+ */
+const RACY_MS = 2000;
+
+function statKeys(dir: string): { names: string[]; stats: Float64Array; racy: Set<string> } | null {
+  let all: string[];
+  try {
+    all = readdirSync(dir);
+  } catch {
+    return null;
+  }
+  const names: string[] = [];
+  // Four numbers per file (inode, size, mtime, ctime), kept as numbers: the fingerprint hashes them as
+  // bytes, and the key strings are built only when the graph must be loaded.
+  const stats = new Float64Array(all.length * 4);
+  const racy = new Set<string>();
+  const prefix = dir + '/';
+  const since = Date.now() - RACY_MS;
+  let j = 0;
+  for (const name of all) {
+    if (!name.endsWith('.md')) continue;
+    const s = statSync(prefix + name, { throwIfNoEntry: false });
+    if (!s) continue;
+    names.push(name);
+    stats[j++] = s.ino;
+    stats[j++] = s.size;
+    stats[j++] = s.mtimeMs;
+    stats[j++] = s.ctimeMs;
+    if (s.ctimeMs > since || s.mtimeMs > since) racy.add(name);
+  }
+  return { names, stats: stats.subarray(0, j), racy };
+}
+
+/** One agent's work files and their keys, and its graph cache file. */
+export interface Listing {
+  agent: string;
+  /** The `.md` names, and four numbers per name: inode, size, mtime, ctime. */
+  names: string[];
+  stats: Float64Array;
+  /** Name to key (`ino:size:mtime:ctime`, times in microseconds), built on first use. */
+  readonly keys: Map<string, string>;
+  /** Files changed too recently for their keys to prove them unchanged later (see RACY_MS). */
+  racy: Set<string>;
+  cachePath: string;
+  /** The names joined by '\n', built on first use. */
+  readonly joined: string;
+}
+
+export const keyAt = (stats: Float64Array, i: number) => `${stats[4 * i]}:${stats[4 * i + 1]}:${Math.round(stats[4 * i + 2] * 1000)}:${Math.round(stats[4 * i + 3] * 1000)}`;
+
+/** Lists an agent's work files with their keys; null when the agent has no work folder. */
+export function listAgentWork(home: Home, agent: string): Listing | null {
+  const listed = statKeys(workDir(home, agent));
+  if (!listed) return null;
+  const { names, stats } = listed;
+  let keys: Map<string, string> | undefined;
+  let joined: string | undefined;
+  return {
+    ...listed, agent, cachePath: join(home.local, 'cache', `graph-${agent}.json`),
+    get joined() {
+      return (joined ??= names.join('\n'));
+    },
+    get keys() {
+      if (!keys) {
+        keys = new Map();
+        // Times in whole microseconds: integers print several times faster than fractional doubles, and
+        // two writes within one microsecond are inside the racy window anyway.
+        for (let i = 0; i < names.length; i++) keys.set(names[i], keyAt(stats, i));
+      }
+      return keys;
+    },
+  };
+}
+
+export function listAll(home: Home, agents = listAgents(home)): Listing[] {
+  const out: Listing[] = [];
+  for (const a of agents) {
+    const l = listAgentWork(home, a);
+    if (l) out.push(l);
+  }
+  return out;
+}

@@ -1,0 +1,165 @@
+import { existsSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { project, tempDir } from '../helpers/cli.js';
+import { git } from '../helpers/clones.js';
+
+/**
+ * The fast path (cached listing, graph cache with its patch log, cached answer) must give exactly the
+ * frontier a full evaluation gives, after every kind of change a home sees. The full evaluation runs
+ * in the same home and checkout with local/ moved aside (no cache at all), then local/ comes back, so
+ * the fast path keeps the state it built.
+ */
+
+const NOW = '2026-11-30T06:00:00Z';
+
+/** Waits until a file's last change is older than the listing's racy window (2 s; RACY_MS). */
+async function settled(file: string): Promise<void> {
+  while (Date.now() - statSync(file).ctimeMs < 2100) await new Promise((r) => setTimeout(r, 100));
+}
+
+function populate(work: string, n: number): string[] {
+  const ids = Array.from({ length: n }, (_, i) => `w-f${i.toString(32).padStart(5, '0')}`);
+  ids.forEach((id, i) => {
+    const lines = [`id: "${id}"`, `title: "item ${i}"`, 'agent: "main"', `status: "${i % 4 === 0 ? 'done' : 'open'}"`];
+    lines.push(i % 40 === 7 ? 'class: "user_gate"' : 'class: "advancement_task"');
+    if (i % 40 === 7) lines.push('decision_scope:', `  scope: "api:action:k${i % 3}"`);
+    lines.push(`priority: "P${i % 5}"`, `created_at: "2026-11-01T00:${String(i % 60).padStart(2, '0')}:00Z"`, 'revision: 1');
+    if (i > 0 && i % 5 === 1) lines.push('depends_on:', `  - "${ids[i - 1]}"`);
+    if (i % 17 === 3) lines.push('needs_decision:', `  - "api:action:k${i % 3}"`);
+    // Leases that end at 06:30 and conditions that fall due at 07:00: a clock change moves items.
+    if (i % 13 === 5) lines.push('claim:', '  holder: "agent:peer"', '  claimed_at: "2026-11-30T05:00:00Z"', '  expires_at: "2026-11-30T06:30:00Z"', '  version: 1', '  epoch: 1');
+    if (i % 19 === 2) lines[3] = 'status: "deferred"', lines.push('resume_when:', '  - "at:2026-11-30T07:00:00Z"');
+    if (i % 23 === 4) lines.push('branch: "main"');
+    writeFileSync(join(work, `${id}.md`), `---\n${lines.join('\n')}\n---\n\n## Objective\n\nitem ${i}\n\n## Progress\n\n`);
+  });
+  return ids;
+}
+
+describe('the frontier fast path', () => {
+  it('gives the answer of a full evaluation after every kind of change', async () => {
+    const p = await project();
+    const work = join(p.home, 'agents/main/work');
+    const ids = populate(work, 300);
+    git(p.dir, 'init', '-q', '-b', 'main');
+    git(p.dir, 'config', 'user.email', 't@test');
+    git(p.dir, 'config', 'user.name', 'test');
+    git(p.dir, 'add', '-A');
+    git(p.dir, 'commit', '-qm', 'home');
+    const env = (now = NOW) => ({ HOLON_NOW: now });
+    const local = join(p.home, 'local');
+
+    /** The fast answer (twice: built, then reused), checked against a full evaluation without caches. */
+    const same = async (what: string, now = NOW) => {
+      const fast = await p.h(['frontier', '--json', '--all'], env(now));
+      expect(fast.code, `${what}: ${fast.stderr}`).toBe(0);
+      const reused = await p.h(['frontier', '--json', '--all'], env(now));
+      renameSync(local, `${local}.kept`);
+      try {
+        const full = await p.h(['frontier', '--json', '--all'], env(now));
+        expect(full.code, `${what}: ${full.stderr}`).toBe(0);
+        expect(JSON.parse(fast.stdout), what).toEqual(JSON.parse(full.stdout));
+        expect(JSON.parse(reused.stdout), `${what} (reused)`).toEqual(JSON.parse(full.stdout));
+      } finally {
+        rmSync(local, { recursive: true, force: true });
+        renameSync(`${local}.kept`, local);
+      }
+      return JSON.parse(fast.stdout);
+    };
+    const file = (id: string) => join(work, `${id}.md`);
+    const verdict = (f: any, id: string) => {
+      for (const c of ['runnable', 'needs_decision', 'needs_action', 'waiting', 'resume_candidates', 'not_runnable']) {
+        const e = f[c].find((x: any) => x.id === id);
+        if (e) return `${c}:${e.code}`;
+      }
+      return 'closed';
+    };
+
+    const base = await same('unchanged');
+    expect(base.counts.total).toBe(300);
+    const open = base.runnable.map((e: any) => e.id);
+    expect(open.length).toBeGreaterThan(20);
+
+    // A hand edit in place (same inode, folder mtime unchanged): exclude the agent.
+    const a = open[0];
+    writeFileSync(file(a), readFileSync(file(a), 'utf8').replace('revision: 1', 'revision: 1\nexclude: ["main"]'));
+    expect(verdict(await same('hand edit in place'), a)).toBe('not_runnable:excluded');
+
+    // A hand edit by rename (how many editors save): done.
+    const b = open[1];
+    writeFileSync(`${file(b)}.tmp`, readFileSync(file(b), 'utf8').replace('status: "open"', 'status: "done"'));
+    renameSync(`${file(b)}.tmp`, file(b));
+    // (A whole-second mtime on the next file, so the step after can restore it exactly; cached by this
+    // call once its ctime is old enough for its key to be trusted.)
+    const c = open[2];
+    utimesSync(file(c), 1_796_000_000, 1_796_000_000);
+    await settled(file(c));
+    expect(verdict(await same('hand edit by rename'), b)).toBe('closed');
+
+    // Same size and same mtime: only the ctime moved (a tool that restores the mtime).
+    const st = statSync(file(c));
+    const text = readFileSync(file(c), 'utf8');
+    const swapped = text.replace('status: "open"', 'status: "done"');
+    expect(swapped.length).toBe(text.length);
+    writeFileSync(file(c), swapped);
+    utimesSync(file(c), 1_796_000_000, 1_796_000_000);
+    expect(statSync(file(c)).mtimeMs).toBe(st.mtimeMs);
+    expect(statSync(file(c)).size).toBe(st.size);
+    // Past the racy window, so only the ctime in the file's key can tell (not the re-read of a fresh file).
+    await settled(file(c));
+    expect(verdict(await same('same size and mtime'), c)).toBe('closed');
+
+    // A new file and a removed one.
+    const d = 'w-fnew00';
+    writeFileSync(file(d), `---\nid: "${d}"\ntitle: "new by hand"\nagent: "main"\nstatus: "open"\nclass: "advancement_task"\npriority: "P0"\ncreated_at: "2026-11-01T00:00:00Z"\nrevision: 1\n---\n`);
+    unlinkSync(file(open[3]));
+    const added = await same('new and removed file');
+    expect(added.runnable[0].id).toBe(d);
+    expect(verdict(added, open[3])).toBe('closed');
+    expect(added.counts.total).toBe(300);
+
+    // holon's own writes: a progress note (body only), an edit of a graph field, a new item.
+    expect((await p.h(['progress', open[4], 'a note'], env())).code).toBe(0);
+    await same('progress note');
+    expect((await p.h(['edit', open[5], '--add-depends-on', open[6]], env())).code).toBe(0);
+    expect(verdict(await same('holon edit'), open[5])).toBe('not_runnable:dependency_open');
+    expect((await p.h(['new', 'made by holon', '--priority', 'P0'], env())).code).toBe(0);
+    await same('holon new');
+
+    // The clock: past the leases' end and the at: conditions.
+    const later = await same('clock change', '2026-11-30T07:30:00Z');
+    expect(later.counts.resume_candidates).toBeGreaterThan(base.counts.resume_candidates);
+    await same('clock back');
+
+    // git checkout of another branch (different records, different HEAD for branch: main items).
+    git(p.dir, 'add', '-A');
+    git(p.dir, 'commit', '-qm', 'changes');
+    git(p.dir, 'checkout', '-q', '-b', 'other');
+    for (const id of open.slice(7, 12)) writeFileSync(file(id), readFileSync(file(id), 'utf8').replace(/priority: "P\d"/, 'priority: "P0"').replace('status: "open"', 'status: "blocked"'));
+    git(p.dir, 'commit', '-qam', 'other branch');
+    expect(verdict(await same('commit on other branch'), open[7])).toBe('not_runnable:blocked');
+    git(p.dir, 'checkout', '-q', 'main');
+    expect(verdict(await same('checkout main'), open[7])).not.toBe('not_runnable:blocked');
+    git(p.dir, 'checkout', '-q', 'other');
+    await same('checkout other');
+    git(p.dir, 'checkout', '-q', 'main');
+    await same('checkout main again');
+
+    // git pull of changes made in another clone.
+    const clone = join(tempDir(), 'clone');
+    git(p.dir, 'clone', '-q', p.dir, clone);
+    git(clone, 'config', 'user.email', 'c@test');
+    git(clone, 'config', 'user.name', 'clone');
+    const cwork = join(clone, '.holon/agents/main/work');
+    for (const id of open.slice(12, 32)) {
+      const f = join(cwork, `${id}.md`);
+      writeFileSync(f, readFileSync(f, 'utf8').replace('status: "open"', 'status: "done"'));
+    }
+    git(clone, 'commit', '-qam', 'done in the clone');
+    git(p.dir, 'pull', '-q', '--no-rebase', clone, 'main');
+    const pulled = await same('git pull');
+    for (const id of open.slice(12, 32)) expect(verdict(pulled, id)).toBe('closed');
+    expect(existsSync(join(local, 'cache'))).toBe(true);
+    expect(ids).toHaveLength(300);
+  }, 120_000);
+});

@@ -4,7 +4,7 @@ import { parseHolonFrontMatter } from '../core/holon-yaml.js';
 import { parseMarkdownRecord, RecordParseError, type RecordProblem } from '../core/record-codec.js';
 import type { WorkItem } from '../core/types.js';
 import { workFromRecord } from '../core/workitem.js';
-import * as crypto from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { writeCache } from './cache-file.js';
 import { readStatIndex, writeStatIndex } from './stat-index.js';
 import { listAgents, type Home } from './home.js';
@@ -97,9 +97,9 @@ export interface LoadedGraph {
  * A 52-bit content hash (the first 52 bits of a SHA-1), computed only when a file is parsed. Entries are combined by a sum modulo 2^52: order-free, and no pair of entries cancels out.
  */
 function contentHash(text: string): number {
-  // One native call (sha1, first 52 bits): a JS loop over every character cost a tenth of a cold start.
-  // (crypto.hash is Node >= 20.12; older 20.x takes the hash object.)
-  const hex = typeof crypto.hash === 'function' ? crypto.hash('sha1', text) : crypto.createHash('sha1').update(text).digest('hex');
+  // Native sha1 (first 52 bits): a JS loop over every character cost a tenth of a cold start. The bundle
+  // stands in for node:crypto with functions only (scripts/bundle.mjs), hence the named import.
+  const hex = createHash('sha1').update(text).digest('hex');
   return parseInt(hex.slice(0, 13), 16);
 }
 

@@ -9,7 +9,14 @@ import { capabilityCachePath } from './capabilities.js';
 import { eventsSignature, type InputUse } from './frontier-input.js';
 import type { Listing } from './graph-index.js';
 import { agentDir, type Home } from './home.js';
-import { readWorkspace } from './workspace.js';
+import { ancestryOf, readHead, readWorkspace } from './workspace.js';
+
+/** Same HEAD (read from the files), and every commit git did not know is still unknown (a fetch may bring it). */
+function gitUnchanged(g: { head: string | null; unknown: string[] }, cwd: string): boolean {
+  const head = readHead(cwd);
+  if (head !== g.head) return false;
+  return !head || g.unknown.every((c) => ancestryOf(cwd, c, head) === 'unknown');
+}
 
 /**
  * The last frontier of an agent, reused while nothing it depends on changed: the fingerprint covers
@@ -33,6 +40,8 @@ interface Header {
   workspace: Workspace | null;
   events: Record<string, string>;
   now: string;
+  /** Issue 16: the HEAD the freshness check compared with, and the recorded commits git did not know. */
+  git?: { head: string | null; unknown: string[] } | null;
 }
 
 export interface CachedFrontier {
@@ -40,7 +49,7 @@ export interface CachedFrontier {
   text: string;
 }
 
-const CODE = ['../core/frontier.js', '../core/frontier-checks.js', './frontier-cache.js', './graph-index.js'].map((r) => fileURLToPath(new URL(r, import.meta.url)));
+const CODE = ['../core/frontier.js', '../core/frontier-checks.js', '../core/frontier-freshness.js', '../core/roles.js', './frontier-cache.js', './graph-index.js'].map((r) => fileURLToPath(new URL(r, import.meta.url)));
 
 const statSig = (file: string) => fileKey(file) ?? '-';
 
@@ -93,6 +102,7 @@ export function stillValid(home: Home, h: Header, nowMs: number, cwd: string): b
   if ((h.from != null && nowMs < h.from) || (h.until != null && nowMs >= h.until)) return false;
   if (h.workspace && JSON.stringify(readWorkspace(cwd)) !== JSON.stringify(h.workspace)) return false;
   for (const [a, sig] of Object.entries(h.events)) if (eventsSignature(home, a) !== sig) return false;
+  if (h.git && !gitUnchanged(h.git, cwd)) return false;
   return true;
 }
 
@@ -111,5 +121,6 @@ export function headerFor(fp: string, gfp: string, bounds: { from: number; until
   return {
     fp, gfp, from: Number.isFinite(bounds.from) ? bounds.from : null, until: Number.isFinite(bounds.until) ? bounds.until : null,
     workspace: used.workspace, events, now,
+    git: used.head === undefined ? null : { head: used.head, unknown: used.unknownCommits },
   };
 }

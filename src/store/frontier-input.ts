@@ -7,7 +7,8 @@ import { fileKey } from './cache-file.js';
 import { capabilityStates } from './capabilities.js';
 import { loadGraph, type LoadedGraph } from './graph-index.js';
 import { agentDir, type Home } from './home.js';
-import { readWorkspace } from './workspace.js';
+import { ancestryOf, readHead, readWorkspace } from './workspace.js';
+import { maxAgeMs, NO_POLICY, type Ancestry, type FrontierPolicy } from '../core/frontier-freshness.js';
 import { readRecordText } from './record-file.js';
 
 const eventsDir = (home: Home, agent: string) => join(agentDir(home, agent), 'events');
@@ -45,10 +46,21 @@ export function eventsSignature(home: Home, agent: string): string {
   return names.map((n) => `${n}:${fileKey(join(dir, n)) ?? '-'}`).join('|');
 }
 
+/** holon.yaml's `freshness: {max_age}` and `workspace: {require_worktree}` (validated when the home opens). */
+export function frontierPolicy(home: Home): FrontierPolicy {
+  const c = home.config;
+  if (!c.freshness && !c.workspace) return NO_POLICY;
+  return { max_age_ms: c.freshness?.max_age ? maxAgeMs(c.freshness.max_age) || null : null, require_worktree: c.workspace?.require_worktree === true };
+}
+
 /** What the evaluation looked at beyond the work files (for the result cache). */
 export interface InputUse {
   workspace: Workspace | null;
   eventAgents: Set<string>;
+  /** The HEAD commit when the freshness check asked for it (undefined: never asked). */
+  head?: string | null;
+  /** Recorded commits this repository did not have: a fetch may bring them, so the cache rechecks them. */
+  unknownCommits: string[];
 }
 
 /**
@@ -56,8 +68,10 @@ export interface InputUse {
  * or branch, event folders are read only when a resume_when names an event.
  */
 export function buildFrontierInput(home: Home, agent: string, opts: { holder: string; nowMs: number; cwd: string }, loaded: LoadedGraph): { input: FrontierInput; problems: RecordProblem[]; used: InputUse } {
-  const used: InputUse = { workspace: null, eventAgents: new Set() };
+  const used: InputUse = { workspace: null, eventAgents: new Set(), unknownCommits: [] };
   const events = new Map<string, Set<string>>();
+  const ancestry = new Map<string, Ancestry>();
+  const head = () => (used.head === undefined ? (used.head = readHead(opts.cwd)) : used.head);
   const input: FrontierInput = {
     agent,
     holder: opts.holder,
@@ -71,6 +85,19 @@ export function buildFrontierInput(home: Home, agent: string, opts: { holder: st
       if (!s) events.set(a, (s = admittedEventResources(home, a)));
       return s;
     },
+    head,
+    // One git call per distinct recorded commit, and only for items that reach the freshness check.
+    ancestry: (commit) => {
+      let a = ancestry.get(commit);
+      if (!a) {
+        const h = head();
+        a = h ? ancestryOf(opts.cwd, commit, h) : 'unknown';
+        ancestry.set(commit, a);
+        if (a === 'unknown') used.unknownCommits.push(commit);
+      }
+      return a;
+    },
+    policy: frontierPolicy(home),
   };
   return { input, problems: loaded.problems, used };
 }

@@ -77,6 +77,7 @@ export function defineWorkCommands(program: Command): void {
     .argument('<args...>', '[ID] TEXT')
     .description('append a progress entry (ID defaults to the focus)')
     .option('--on-return <text>', 'also replace the On return note')
+    .option('--commit <sha>', 'the commit this progress was made on (HEAD works; the frontier flags it stale once HEAD moves past it)')
     .option('--work <id>', 'the WorkItem (instead of a first word that names it; default: the focus)')
     .option('--json', 'print the updated WorkItem as JSON')
     .action(lazy(() => import('../commands/record.js'), 'runProgress'));

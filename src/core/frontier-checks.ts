@@ -2,7 +2,7 @@ import { claimLive, sameHolder } from './claims.js';
 import { covers, parseScope, type Scope } from './decision-scope.js';
 import type { CheckName, ReasonCode } from './frontier-codes.js';
 import { normalizeDecisionScope, parseResumeCondition } from './graph-fields.js';
-import { freshnessFlags, NO_POLICY, type Ancestry, type FrontierPolicy } from './frontier-freshness.js';
+import { COMMIT_EVIDENCE_ACTIONS, freshnessFlags, NO_POLICY, type Ancestry, type FrontierPolicy } from './frontier-freshness.js';
 import { exclusionOf, relatedItems } from './roles.js';
 import type { WorkItem } from './types.js';
 import { scopesOverlap } from './write-scope.js';
@@ -320,6 +320,8 @@ export const requiresWorktree = (p: Prepared, item: WorkItem) => item.workspace?
  * with the first of its flags as code; flagged items sort after fresh ones of the same priority.
  */
 function checkFreshness(p: Prepared, item: WorkItem): CheckResult {
+  // Most items record nothing and need no evidence: no facts object, no git.
+  if (!item.observed && !(item.action && COMMIT_EVIDENCE_ACTIONS[item.action])) return ok(p, 'freshness', () => 'no evidence recorded yet; nothing to recheck');
   const { input, bounds } = p;
   const flags = freshnessFlags({ nowMs: input.nowMs, policy: input.policy ?? NO_POLICY, head: input.head, ancestry: input.ancestry, timeSeen: (t) => timeSeen(bounds, input.nowMs, t) }, item);
   if (flags.length) return { check: 'freshness', pass: true, code: flags[0].code, detail: flags.map((f) => f.detail).join('; '), gates: undefined, own: undefined };

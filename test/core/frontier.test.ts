@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { computeFrontier, explain, prepare, evaluate, runnableInOrder } from '../../src/core/frontier.js';
 import { CHECKS, REASONS } from '../../src/core/frontier-codes.js';
@@ -136,6 +137,14 @@ describe('frontier filters', () => {
       if (c.channel !== 'closed') expect((f as any)[c.channel].map((x: any) => x.id)).toContain(c.id);
     });
   }
+});
+
+describe('the reason codes', () => {
+  it('docs/frontier.md documents every code with its check, and every check has a code', () => {
+    const doc = readFileSync(new URL('../../docs/frontier.md', import.meta.url), 'utf8');
+    for (const [code, info] of Object.entries(REASONS)) expect(doc, code).toMatch(new RegExp(`^\\| \`${code}\` \\| ${info.check} \\|`, 'm'));
+    for (const check of CHECKS) expect(Object.values(REASONS).some((r) => r.check === check), check).toBe(true);
+  });
 });
 
 describe('the frontier as a whole', () => {

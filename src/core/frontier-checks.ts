@@ -25,6 +25,8 @@ export interface Workspace {
   branch: string | null;
   /** A linked `git worktree` (its git dir is not the common dir), not the repository's main checkout. */
   worktree: boolean;
+  /** The repository's common dir (one per repository, shared by its worktrees); null outside git. */
+  common: string | null;
 }
 
 /** Everything the evaluator reads; the store assembles it, the evaluator never does I/O. */
@@ -46,6 +48,8 @@ export interface FrontierInput {
   ancestry: (commit: string) => Ancestry;
   /** The home's defaults: freshness.max_age and workspace.require_worktree from holon.yaml. */
   policy?: FrontierPolicy;
+  /** The common dir of the repository holding the home (null: not in git); asked by the worktree guard. */
+  homeRepo?: () => string | null;
 }
 
 export interface GateRef {
@@ -298,6 +302,9 @@ function checkWorkspace(p: Prepared, item: WorkItem): CheckResult {
     const ws = p.input.workspace();
     if (!ws.git) return fail('workspace', 'shared_checkout', 'needs a dedicated git worktree; this is not a git checkout');
     if (!ws.worktree) return fail('workspace', 'shared_checkout', `needs a dedicated git worktree; this is the main checkout of ${ws.repo ?? 'the repository'} (shared): git worktree add ../${ws.repo?.split('/').pop() ?? 'repo'}-${item.id} ${item.branch ? item.branch : `-b ${item.id}`}, and run holon there`);
+    // Without a repo of its own, the item belongs to the home's repository: a worktree of another one is not it.
+    const home = item.repo ? null : p.input.homeRepo?.();
+    if (home && ws.common !== home) return fail('workspace', 'repo_mismatch', `needs a worktree of the home's repository (${home}); this worktree belongs to ${ws.repo ?? 'another repository'}`);
   }
   if (item.write_scope.length) {
     for (const l of p.leasesByRepo.get(repoKey(item)) ?? []) {

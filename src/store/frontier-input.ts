@@ -71,6 +71,7 @@ export function buildFrontierInput(home: Home, agent: string, opts: { holder: st
   const used: InputUse = { workspace: null, eventAgents: new Set(), unknownCommits: [] };
   const events = new Map<string, Set<string>>();
   const ancestry = new Map<string, Ancestry>();
+  let homeRepo: string | null | undefined;
   const head = () => (used.head === undefined ? (used.head = readHead(opts.cwd)) : used.head);
   const input: FrontierInput = {
     agent,
@@ -98,6 +99,7 @@ export function buildFrontierInput(home: Home, agent: string, opts: { holder: st
       return a;
     },
     policy: frontierPolicy(home),
+    homeRepo: () => (homeRepo === undefined ? (homeRepo = readWorkspace(home.root).common) : homeRepo),
   };
   return { input, problems: loaded.problems, used };
 }

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Workspace } from '../core/frontier.js';
 import type { Ancestry } from '../core/frontier-freshness.js';
@@ -135,7 +135,7 @@ export function readWorkspaceGit(cwd: string): Workspace {
   try {
     lines = execFileSync('git', ['rev-parse', '--show-toplevel', '--git-dir', '--git-common-dir', '--abbrev-ref', 'HEAD'], { cwd, stdio: ['ignore', 'pipe', 'ignore'], encoding: 'utf8' }).trim().split('\n');
   } catch {
-    return { git: false, repo_ids: [], repo: null, branch: null, worktree: false };
+    return { git: false, repo_ids: [], repo: null, branch: null, worktree: false, common: null };
   }
   const [top, gitDirRaw, commonRaw, head] = lines;
   const abs = (p: string) => resolve(isAbsolute(p) ? p : join(cwd, p));
@@ -160,7 +160,13 @@ function identity(top: string, commonDir: string, branch: string | null, worktre
   }
   ids.add(mainFolder);
   ids.add(basename(top));
-  return { git: true, repo_ids: [...ids], repo: repo ?? mainFolder, branch, worktree };
+  let real = common;
+  try {
+    real = realpathSync(common);
+  } catch {
+    // Keep the path as found.
+  }
+  return { git: true, repo_ids: [...ids], repo: repo ?? mainFolder, branch, worktree, common: real };
 }
 
 function originUrl(commonDir: string): string | null {

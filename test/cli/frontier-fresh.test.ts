@@ -137,6 +137,16 @@ describe('the shared-checkout guard', () => {
     expect((await p.h(['edit', item, '--repo', 'none', '--branch', 'none'])).code).toBe(0);
     const out2 = JSON.parse((await holon(['frontier', '--home', p.home, '--json'], { cwd: tempDir() })).stdout);
     expect(out2.not_runnable.find((e: any) => e.id === item)).toMatchObject({ code: 'shared_checkout', detail: expect.stringMatching(/not a git checkout/) });
+    // With no repo named, the item belongs to the home's repository: its worktree passes, another repository's does not.
+    expect(JSON.parse((await inWt(['frontier'])).stdout).runnable.map((r: any) => r.id)).toContain(item);
+    const stranger = join(tempDir(), name);
+    execFileSync('mkdir', ['-p', stranger]);
+    git(stranger, 'init', '-q', '-b', 'main');
+    git(stranger, 'commit', '-q', '--allow-empty', '-m', 'x');
+    const strangerWt = join(tempDir(), `${name}-feature`);
+    git(stranger, 'worktree', 'add', '-q', strangerWt, '-b', 'feature');
+    const s = JSON.parse((await holon(['frontier', '--home', p.home, '--json'], { cwd: strangerWt })).stdout);
+    expect(s.not_runnable.find((e: any) => e.id === item)).toMatchObject({ code: 'repo_mismatch', detail: expect.stringMatching(/needs a worktree of the home's repository/) });
   });
 });
 

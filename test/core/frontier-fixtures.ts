@@ -29,7 +29,7 @@ export const HEAD = 'c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3';
 const HISTORY: Record<string, Ancestry> = { c1c1c1c1: 'ancestor', c2c2c2c2: 'ancestor', x9x9x9x9: 'other' };
 
 export function input(items: WorkItem[], over: Partial<FrontierInput> & { ws?: Partial<Workspace>; events?: string[] } = {}): FrontierInput {
-  const ws: Workspace = { git: true, repo_ids: ['acme/app', 'app'], repo: 'acme/app', branch: 'main', worktree: false, ...over.ws };
+  const ws: Workspace = { git: true, repo_ids: ['acme/app', 'app'], repo: 'acme/app', branch: 'main', worktree: false, common: '/src/app/.git', ...over.ws };
   return {
     agent: 'main', holder: 'agent:main', nowMs: NOW, items, capabilities: caps({ shell: {} }),
     workspace: () => ws, admittedEvents: () => new Set(over.events ?? []),

@@ -79,7 +79,7 @@ const CASES: Array<{ name: string; items: WorkItem[]; id: string; code: string; 
   // workspace
   { name: 'repo matches by name', items: [mk({ id: 'w-a', repo: 'app' })], id: 'w-a', code: 'runnable', channel: 'runnable' },
   { name: 'repo mismatch', items: [mk({ id: 'w-a', repo: 'acme/other' })], id: 'w-a', code: 'repo_mismatch', channel: 'not_runnable' },
-  { name: 'not a git checkout', items: [mk({ id: 'w-a', repo: 'app' })], id: 'w-a', code: 'repo_mismatch', channel: 'not_runnable', over: { ws: { git: false, repo_ids: [], repo: null, branch: null } } },
+  { name: 'not a git checkout', items: [mk({ id: 'w-a', repo: 'app' })], id: 'w-a', code: 'repo_mismatch', channel: 'not_runnable', over: { ws: { git: false, repo_ids: [], repo: null, branch: null, common: null } } },
   { name: 'branch mismatch', items: [mk({ id: 'w-a', branch: 'feature' })], id: 'w-a', code: 'branch_mismatch', channel: 'not_runnable' },
   { name: 'detached HEAD', items: [mk({ id: 'w-a', branch: 'main' })], id: 'w-a', code: 'branch_mismatch', channel: 'not_runnable', over: { ws: { branch: null } } },
   { name: 'overlapping write scope leased by another', items: [mk({ id: 'w-a', write_scope: ['src/api/**'] }), mk({ id: 'w-b', write_scope: ['src/**'], claim: claim('agent:peer', null) })], id: 'w-a', code: 'write_scope_conflict', channel: 'not_runnable' },
@@ -92,7 +92,9 @@ const CASES: Array<{ name: string; items: WorkItem[]; id: string; code: string; 
   { name: 'needs a worktree, repo name matches but main checkout', items: [mk({ id: 'w-a', repo: 'acme/app', branch: 'main', workspace: { require_worktree: true } })], id: 'w-a', code: 'shared_checkout', channel: 'not_runnable' },
   { name: 'needs a worktree, in a linked worktree of the repo', items: [mk({ id: 'w-a', repo: 'acme/app', workspace: { require_worktree: true } })], id: 'w-a', code: 'runnable', channel: 'runnable', over: { ws: { worktree: true } } },
   { name: 'needs a worktree, worktree of another repo', items: [mk({ id: 'w-a', repo: 'acme/other', workspace: { require_worktree: true } })], id: 'w-a', code: 'repo_mismatch', channel: 'not_runnable', over: { ws: { worktree: true } } },
-  { name: 'needs a worktree, not a git checkout', items: [mk({ id: 'w-a', workspace: { require_worktree: true } })], id: 'w-a', code: 'shared_checkout', channel: 'not_runnable', over: { ws: { git: false, repo_ids: [], repo: null, branch: null } } },
+  { name: 'needs a worktree, no repo named: a worktree of the home repository', items: [mk({ id: 'w-a', workspace: { require_worktree: true } })], id: 'w-a', code: 'runnable', channel: 'runnable', over: { ws: { worktree: true }, homeRepo: () => '/src/app/.git' } },
+  { name: 'needs a worktree, no repo named: a worktree of another repository', items: [mk({ id: 'w-a', workspace: { require_worktree: true } })], id: 'w-a', code: 'repo_mismatch', channel: 'not_runnable', over: { ws: { worktree: true, common: '/src/other/.git' }, homeRepo: () => '/src/app/.git' } },
+  { name: 'needs a worktree, not a git checkout', items: [mk({ id: 'w-a', workspace: { require_worktree: true } })], id: 'w-a', code: 'shared_checkout', channel: 'not_runnable', over: { ws: { git: false, repo_ids: [], repo: null, branch: null, common: null } } },
   { name: 'home requires worktrees', items: [mk({ id: 'w-a' })], id: 'w-a', code: 'shared_checkout', channel: 'not_runnable', over: { policy: { max_age_ms: null, require_worktree: true } } },
   { name: 'home requires worktrees, the item opts out', items: [mk({ id: 'w-a', workspace: { require_worktree: false } })], id: 'w-a', code: 'runnable', channel: 'runnable', over: { policy: { max_age_ms: null, require_worktree: true } } },
   // claims: role exclusions (issue 16)

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ancestryOf, readHead, readWorkspace, readWorkspaceGit } from '../../src/store/workspace.js';
@@ -41,7 +41,9 @@ describe('workspace identity', () => {
     for (const d of places) expect(readWorkspace(d)).toEqual(readWorkspaceGit(d));
     expect(readWorkspace(sub)).toMatchObject({ repo: 'acme/app', branch: null });
     expect(readWorkspace(wt).repo_ids).toEqual(['git@github.com:acme/app.git', 'git@github.com:acme/app', 'acme/app', 'app', 'app-feature']);
-    expect(readWorkspace(root)).toEqual({ git: false, repo_ids: [], repo: null, branch: null, worktree: false });
+    expect(readWorkspace(root)).toEqual({ git: false, repo_ids: [], repo: null, branch: null, worktree: false, common: null });
+    expect(readWorkspace(wt).common).toBe(realpathSync(join(repo, '.git')));
+    expect(readWorkspace(sub).common).toBe(realpathSync(join(repo, '.git')));
     for (const d of places) expect(readHead(d)).toBe(d === root ? null : head(d));
   });
 });

@@ -9,13 +9,12 @@ import { capabilityCachePath } from './capabilities.js';
 import { eventsSignature, type InputUse } from './frontier-input.js';
 import type { Listing } from './graph-index.js';
 import { agentDir, type Home } from './home.js';
-import { ancestryOf, readHead, readWorkspace } from './workspace.js';
+import { objectsSignature, readHead, readWorkspace } from './workspace.js';
 
-/** Same HEAD (read from the files), and every commit git did not know is still unknown (a fetch may bring it). */
-function gitUnchanged(g: { head: string | null; unknown: string[] }, cwd: string): boolean {
-  const head = readHead(cwd);
-  if (head !== g.head) return false;
-  return !head || g.unknown.every((c) => ancestryOf(cwd, c, head) === 'unknown');
+/** Same HEAD (read from the files), and no new objects where a commit git did not know would appear (a fetch may bring it). */
+function gitUnchanged(g: { head: string | null; unknown: string[]; objects?: string }, cwd: string): boolean {
+  if (readHead(cwd) !== g.head) return false;
+  return !g.unknown.length || objectsSignature(cwd, g.unknown) === g.objects;
 }
 
 /**
@@ -41,7 +40,7 @@ interface Header {
   events: Record<string, string>;
   now: string;
   /** Issue 16: the HEAD the freshness check compared with, and the recorded commits git did not know. */
-  git?: { head: string | null; unknown: string[] } | null;
+  git?: { head: string | null; unknown: string[]; objects?: string } | null;
 }
 
 export interface CachedFrontier {
@@ -121,6 +120,6 @@ export function headerFor(fp: string, gfp: string, bounds: { from: number; until
   return {
     fp, gfp, from: Number.isFinite(bounds.from) ? bounds.from : null, until: Number.isFinite(bounds.until) ? bounds.until : null,
     workspace: used.workspace, events, now,
-    git: used.head === undefined ? null : { head: used.head, unknown: used.unknownCommits },
+    git: used.head === undefined ? null : { head: used.head, unknown: used.unknownCommits, ...(used.unknownCommits.length ? { objects: objectsSignature(used.cwd, used.unknownCommits) } : {}) },
   };
 }

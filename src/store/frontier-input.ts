@@ -7,7 +7,8 @@ import { fileKey } from './cache-file.js';
 import { capabilityStates } from './capabilities.js';
 import { loadGraph, type LoadedGraph } from './graph-index.js';
 import { agentDir, type Home } from './home.js';
-import { ancestryOf, readHead, readWorkspace } from './workspace.js';
+import { readHead, readWorkspace } from './workspace.js';
+import { ancestryCache, type AncestryCache } from './ancestry-cache.js';
 import { maxAgeMs, NO_POLICY, type Ancestry, type FrontierPolicy } from '../core/frontier-freshness.js';
 import { readRecordText } from './record-file.js';
 
@@ -61,6 +62,8 @@ export interface InputUse {
   head?: string | null;
   /** Recorded commits this repository did not have: a fetch may bring them, so the cache rechecks them. */
   unknownCommits: string[];
+  /** Where the evaluation looked at git from. */
+  cwd: string;
 }
 
 /**
@@ -68,10 +71,11 @@ export interface InputUse {
  * or branch, event folders are read only when a resume_when names an event.
  */
 export function buildFrontierInput(home: Home, agent: string, opts: { holder: string; nowMs: number; cwd: string }, loaded: LoadedGraph): { input: FrontierInput; problems: RecordProblem[]; used: InputUse } {
-  const used: InputUse = { workspace: null, eventAgents: new Set(), unknownCommits: [] };
+  const used: InputUse = { workspace: null, eventAgents: new Set(), unknownCommits: [], cwd: opts.cwd };
   const events = new Map<string, Set<string>>();
   const ancestry = new Map<string, Ancestry>();
   let homeRepo: string | null | undefined;
+  let known: AncestryCache | undefined;
   const head = () => (used.head === undefined ? (used.head = readHead(opts.cwd)) : used.head);
   const input: FrontierInput = {
     agent,
@@ -87,12 +91,12 @@ export function buildFrontierInput(home: Home, agent: string, opts: { holder: st
       return s;
     },
     head,
-    // One git call per distinct recorded commit, and only for items that reach the freshness check.
+    // Only for items that reach the freshness check; git runs once per commit never seen before (ancestry-cache.ts).
     ancestry: (commit) => {
       let a = ancestry.get(commit);
       if (!a) {
         const h = head();
-        a = h ? ancestryOf(opts.cwd, commit, h) : 'unknown';
+        a = h ? (known ??= ancestryCache(home, opts.cwd)).ask(commit, h) : 'unknown';
         ancestry.set(commit, a);
         if (a === 'unknown') used.unknownCommits.push(commit);
       }

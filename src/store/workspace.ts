@@ -3,6 +3,7 @@ import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Workspace } from '../core/frontier.js';
 import type { Ancestry } from '../core/frontier-freshness.js';
+import { fileKey } from './cache-file.js';
 import { headCommit } from './git.js';
 
 /**
@@ -117,6 +118,17 @@ export function readHead(cwd: string): string | null {
     }
   }
   return headCommit(cwd);
+}
+
+/**
+ * A signature of where new objects would appear for these commits (the pack folder, and each one's loose
+ * object folder): while it is unchanged, a commit git did not have is still missing, with no git call.
+ */
+export function objectsSignature(cwd: string, commits: string[]): string {
+  const g = locateGit(cwd);
+  if (!g || g === 'unusual') return '?';
+  const dirs = ['pack', ...new Set(commits.map((c) => c.slice(0, 2).toLowerCase()))];
+  return dirs.map((d) => `${d}:${fileKey(join(g.common, 'objects', d)) ?? '-'}`).join('|') + `|alt:${fileKey(join(g.common, 'objects', 'info', 'alternates')) ?? '-'}`;
 }
 
 /**

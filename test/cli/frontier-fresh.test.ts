@@ -63,6 +63,24 @@ describe('freshness and evidence', () => {
     expect(g.runnable[2].detail).toMatch(/which this repository does not have/);
   });
 
+  it('evidence on a commit this clone lacks is stale until a fetch brings it (the cached answer notices)', async () => {
+    const p = await repoProject();
+    const peer = join(tempDir(), 'peer');
+    git(p.dir, 'clone', '-q', p.dir, peer);
+    git(peer, 'checkout', '-q', '-b', 'side');
+    writeFileSync(join(peer, 'side.txt'), 'side\n');
+    git(peer, 'add', 'side.txt');
+    git(peer, 'commit', '-q', '-m', 'side');
+    const side = git(peer, 'rev-parse', 'HEAD');
+    const a = await p.create('Port the side fix');
+    expect((await p.h(['evidence', a, 'works on the side branch', '--commit', side])).code).toBe(0);
+    expect((await p.json(['frontier'])).runnable).toMatchObject([{ id: a, code: 'stale_commit' }]);
+    expect((await p.json(['frontier'])).runnable).toMatchObject([{ id: a, code: 'stale_commit' }]);
+    git(p.dir, 'fetch', '-q', peer, 'side');
+    // Known now, and on another line of history (not one HEAD moved past): not stale.
+    expect((await p.json(['frontier'])).runnable).toMatchObject([{ id: a, code: 'runnable' }]);
+  });
+
   it('evidence older than the freshness limit is stale, at exactly the time the limit ends (the cached answer too)', async () => {
     const p = await repoProject();
     const y = join(p.home, 'holon.yaml');

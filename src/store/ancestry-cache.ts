@@ -4,14 +4,15 @@ import { join } from 'node:path';
 import type { Ancestry } from '../core/frontier-freshness.js';
 import { writeCache } from './cache-file.js';
 import type { Home } from './home.js';
-import { ancestryOf, readWorkspace } from './workspace.js';
+import { ancestryOf, objectsSignature, readWorkspace } from './workspace.js';
 
 /**
  * How recorded commits relate to HEAD, remembered per repository in local/cache/ancestry-REPO.json, so
  * the freshness check spawns git once per new commit, not once per commit per command. Commits never
  * change: an ancestor of HEAD stays one, and when HEAD moves forward (the old HEAD is an ancestor of the
  * new one, one git call) every old ancestor is still an ancestor. "Another line" answers are kept only
- * for the HEAD they were asked at (a merge can make them ancestors). Unknown commits are never kept.
+ * for the HEAD they were asked at (a merge can make them ancestors). An unknown commit is kept with the
+ * stat keys of the object folders it would appear in, and asked again once they change (a fetch).
  */
 
 interface CacheFile {
@@ -19,6 +20,8 @@ interface CacheFile {
   head: string;
   ancestors: string[];
   other: string[];
+  /** Commits git did not have, with the stat keys of the object folders they would appear in. */
+  unknown?: Record<string, string>;
 }
 
 export interface AncestryCache {
@@ -30,6 +33,7 @@ export function ancestryCache(home: Home, cwd: string): AncestryCache {
   let file: CacheFile | null = null;
   let ancestors = new Set<string>();
   let other = new Set<string>();
+  let unknown: Record<string, string> = {};
   const load = (head: string) => {
     if (path === undefined) {
       // One file per repository and branch: worktrees on other branches have other HEADs.
@@ -46,6 +50,7 @@ export function ancestryCache(home: Home, cwd: string): AncestryCache {
       if (file) {
         ancestors = new Set(file.ancestors);
         other = new Set(file.other);
+        unknown = file.unknown && typeof file.unknown === 'object' ? file.unknown : {};
       }
     }
     if (file && file.head !== head) {
@@ -60,18 +65,19 @@ export function ancestryCache(home: Home, cwd: string): AncestryCache {
   };
   const save = () => {
     if (!path || !file) return;
-    writeCache(path, JSON.stringify({ v: 1, head: file.head, ancestors: [...ancestors], other: [...other] }), join(home.local, 'tmp'));
+    writeCache(path, JSON.stringify({ v: 1, head: file.head, ancestors: [...ancestors], other: [...other], unknown }), join(home.local, 'tmp'));
   };
   return {
     ask(commit, head) {
       load(head);
       if (ancestors.has(commit)) return 'ancestor';
       if (other.has(commit)) return 'other';
+      if (unknown[commit] && unknown[commit] === objectsSignature(cwd, [commit])) return 'unknown';
       const a = ancestryOf(cwd, commit, head);
-      if (a === 'ancestor' || a === 'other') {
-        (a === 'ancestor' ? ancestors : other).add(commit);
-        save();
-      }
+      if (a === 'ancestor' || a === 'other') (a === 'ancestor' ? ancestors : other).add(commit);
+      if (a === 'unknown') unknown[commit] = objectsSignature(cwd, [commit]);
+      else delete unknown[commit];
+      save();
       return a;
     },
   };

@@ -62,6 +62,8 @@ export function slimOf(item: WorkItem, agent: string): Slim | 'D' {
   }
   for (const f of closed ? CLOSED_FIELDS : FIELDS) {
     let v: unknown = item[f];
+    // One short string: "evidence_at|evidence_commit|progress_commit" (most open items have some evidence).
+    if (f === 'observed' && item.observed) v = `${item.observed.evidence_at ?? ''}|${item.observed.evidence_commit ?? ''}|${item.observed.progress_commit ?? ''}`;
     if (f === 'waits') v = item.waits.filter(isLive).map((w) => ({ id: w.id, kind: w.kind, resource: w.resource, status: w.status, recheck_at: w.recheck_at ?? null, ...(w.due_at ? { due_at: w.due_at } : {}) }));
     if (v == null || (Array.isArray(v) && v.length === 0) || (f === 'class' && v === 'advancement_task')) continue;
     out[f] = v;
@@ -80,8 +82,13 @@ export function itemOf(s: Slim | 'D', id: string, agent: string): WorkItem {
     workspace: s.workspace ?? null, freshness: s.freshness ?? null, needs_decision: s.needs_decision ?? EMPTY, decision_scope: s.decision_scope ?? null, exclude: s.exclude ?? EMPTY,
     claim: s.claim ?? null, waits: s.waits ?? EMPTY, blocker: s.blocker ?? null, successors: s.successors ?? EMPTY,
     superseded_by: s.superseded_by ?? null, supersedes: EMPTY, no_followup: null, delivery: (s.delivery as WorkItem['delivery']) ?? null, extra: NO_EXTRA,
-    observed: s.observed ?? null,
+    observed: s.observed ? observedFrom(s.observed as unknown as string) : null,
   };
+}
+
+function observedFrom(text: string): WorkItem['observed'] {
+  const [a, c, pc] = text.split('|');
+  return { evidence_at: a || null, evidence_commit: c || null, progress_commit: pc || null };
 }
 
 export interface LoadedGraph {

@@ -19,7 +19,7 @@ import { readRecordText } from './record-file.js';
  * the cache is small (no bodies, only live waits) so reading it is cheap at 10,000 items.
  */
 
-const VERSION = 9;
+const VERSION = 10;
 
 type Slim = Partial<WorkItem>;
 
@@ -87,6 +87,7 @@ export function itemOf(s: Slim | 'D', id: string, agent: string): WorkItem {
 }
 
 function observedFrom(text: string): WorkItem['observed'] {
+  if (typeof text !== 'string') return null;
   const [a, c, pc] = text.split('|');
   return { evidence_at: a || null, evidence_commit: c || null, progress_commit: pc || null };
 }

@@ -2,7 +2,7 @@ import { claimLive, sameHolder } from './claims.js';
 import { covers, parseScope, type Scope } from './decision-scope.js';
 import type { CheckName, ReasonCode } from './frontier-codes.js';
 import { normalizeDecisionScope, parseResumeCondition } from './graph-fields.js';
-import { COMMIT_EVIDENCE_ACTIONS, freshnessFlags, NO_POLICY, type Ancestry, type FrontierPolicy } from './frontier-freshness.js';
+import { COMMIT_EVIDENCE_ACTIONS, freshnessFlags, NO_POLICY, type Ancestry, type FreshnessFacts, type FrontierPolicy } from './frontier-freshness.js';
 import { exclusionOf, relatedItems } from './roles.js';
 import type { WorkItem } from './types.js';
 import { scopesOverlap } from './write-scope.js';
@@ -77,6 +77,8 @@ export interface Prepared {
   predecessors: Map<string, WorkItem[]>;
   /** explain: build every passed check's detail too. */
   verbose: boolean;
+  /** What the freshness check reads, built once per command (on first use). */
+  facts?: FreshnessFacts;
   /** The time window in which every verdict stays the same (a result cache may be reused inside it). */
   bounds: TimeBounds;
 }
@@ -330,7 +332,8 @@ function checkFreshness(p: Prepared, item: WorkItem): CheckResult {
   // Most items record nothing and need no evidence: no facts object, no git.
   if (!item.observed && !(item.action && COMMIT_EVIDENCE_ACTIONS[item.action])) return ok(p, 'freshness', () => 'no evidence recorded yet; nothing to recheck');
   const { input, bounds } = p;
-  const flags = freshnessFlags({ nowMs: input.nowMs, policy: input.policy ?? NO_POLICY, head: input.head, ancestry: input.ancestry, timeSeen: (t) => timeSeen(bounds, input.nowMs, t) }, item);
+  const facts = (p.facts ??= { nowMs: input.nowMs, policy: input.policy ?? NO_POLICY, head: input.head, ancestry: input.ancestry, timeSeen: (t) => timeSeen(bounds, input.nowMs, t) });
+  const flags = freshnessFlags(facts, item);
   if (flags.length) return { check: 'freshness', pass: true, code: flags[0].code, detail: flags.map((f) => f.detail).join('; '), gates: undefined, own: undefined };
   return ok(p, 'freshness', () => (item.observed ? 'evidence and progress current' : 'no evidence recorded yet; nothing to recheck'));
 }

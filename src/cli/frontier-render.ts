@@ -15,7 +15,8 @@ function rows(list: FrontierEntry[], withCode: boolean): string {
     '  ' + e.id,
     e.priority ?? '-',
     ...(withCode ? [e.code] : []),
-    truncate(e.title, 50) + dim(`  ${e.detail}`),
+    // A runnable entry with another code is flagged (stale, unproven): say so, not only in the detail.
+    truncate(e.title, 50) + (!withCode && e.code !== 'runnable' ? '  ' + yellow(e.code) : '') + dim(`  ${e.detail}`),
   ]));
 }
 

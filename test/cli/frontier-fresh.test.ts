@@ -25,9 +25,10 @@ describe('freshness and evidence', () => {
   it('evidence on an old commit is stale once a new commit lands, and sorts after fresh items of the same priority', async () => {
     const p = await repoProject();
     const v1 = git(p.dir, 'rev-parse', 'HEAD');
-    const old = await p.create('Fix the export', ['--priority', 'P1']);
-    const fresh = await p.create('Document the export', ['--priority', 'P1']);
-    const low = await p.create('Tidy the changelog', ['--priority', 'P2']);
+    // Distinct creation times: within one priority, age decides (never the random ids).
+    const old = await p.create('Fix the export', ['--priority', 'P1'], { HOLON_NOW: '2026-01-01T00:00:01Z' });
+    const fresh = await p.create('Document the export', ['--priority', 'P1'], { HOLON_NOW: '2026-01-01T00:00:02Z' });
+    const low = await p.create('Tidy the changelog', ['--priority', 'P2'], { HOLON_NOW: '2026-01-01T00:00:03Z' });
     expect((await p.h(['evidence', old, 'tests pass', '--commit', 'HEAD'])).code).toBe(0);
     expect(ids(await p.json(['frontier']))).toEqual([[old, 'runnable'], [fresh, 'runnable'], [low, 'runnable']]);
     // Asked again: the cached answer is the same.
@@ -44,6 +45,7 @@ describe('freshness and evidence', () => {
     expect(ex.checks.map((c: any) => c.check)).toEqual(['status', 'dependencies', 'waits', 'gates', 'claims', 'capabilities', 'workspace', 'freshness']);
     expect(ex.checks.at(-1)).toMatchObject({ check: 'freshness', pass: true, code: 'stale_commit' });
     expect((await p.h(['explain', old])).stdout).toMatch(/FLAG\s+freshness\s+stale_commit/);
+    expect((await p.h(['frontier'])).stdout).toMatch(new RegExp(`${old}\\s+P1\\s+Fix the export\\s+stale_commit`));
     // pick takes the fresh item first (and claims it: an own claim sorts first from now on).
     expect((await p.json(['pick'])).item.id).toBe(fresh);
 

@@ -15,7 +15,8 @@ function rows(list: FrontierEntry[], withCode: boolean): string {
     '  ' + e.id,
     e.priority ?? '-',
     ...(withCode ? [e.code] : []),
-    truncate(e.title, 50) + dim(`  ${e.detail}`),
+    // A runnable entry with another code is flagged (stale, unproven): say so, not only in the detail.
+    truncate(e.title, 50) + (!withCode && e.code !== 'runnable' ? '  ' + yellow(e.code) : '') + dim(`  ${e.detail}`),
   ]));
 }
 
@@ -49,7 +50,8 @@ export function renderFrontier(f: Frontier): void {
 
 export function renderExplanation(e: Explanation, title: string): void {
   out(`${bold(e.id)}  ${title}`);
-  const verdict = e.runnable ? green('runnable') : `${e.channel.replace('_', ' ')}: ${red(e.code)}`;
+  const verdict = e.runnable ? (e.code === 'runnable' ? green('runnable') : `${green('runnable')}, flagged ${yellow(e.code)}: recheck before building on it`) : `${e.channel.replace('_', ' ')}: ${red(e.code)}`;
   out(`for agent ${e.agent} (${e.holder}): ${verdict}`);
-  out(table(e.checks.map((c) => [c.pass ? green('  pass') : red('  FAIL'), c.check, c.pass ? dim('ok') : c.code, c.detail])));
+  // A passed check with a code other than ok is a flag (freshness): the item stays runnable.
+  out(table(e.checks.map((c) => [c.pass ? (c.code === 'ok' ? green('  pass') : yellow('  FLAG')) : red('  FAIL'), c.check, c.pass && c.code === 'ok' ? dim('ok') : c.code, c.detail])));
 }

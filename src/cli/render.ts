@@ -23,9 +23,9 @@ export function itemTable(items: WorkItem[], focus: string | null, nowMs: number
   const rows = items.map((i) => {
     const waiting = waitSummary(i.waits, nowMs);
     const notes = [waiting && yellow(`waits ${waiting}`), i.blocker ? `blocked: ${i.blocker.reason}` : ''].filter(Boolean).join('; ');
-    return [i.id === focus ? '*' : ' ', i.id, i.status, i.priority ?? '-', i.class.replace('_task', '').replace('continuous_', ''), truncate(i.title, 60) + (notes ? dim('  ' + notes) : '')];
+    return [i.id === focus ? '*' : ' ', i.id, i.status, i.priority ?? '-', i.class.replace('_task', '').replace('continuous_', ''), i.role ? truncate(i.role, 16) : '-', truncate(i.title, 60) + (notes ? dim('  ' + notes) : '')];
   });
-  return table([[' ', 'ID', 'STATUS', 'PRI', 'CLASS', 'TITLE'], ...rows]);
+  return table([[' ', 'ID', 'STATUS', 'PRI', 'CLASS', 'ROLE', 'TITLE'], ...rows]);
 }
 
 /** A path as a person reads it: relative when it is under the cwd (or one level up), else absolute. */

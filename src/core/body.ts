@@ -126,3 +126,23 @@ export function formatEntry(e: LogEntry): string {
   const head = `- ${e.at ?? ''}${e.at ? ' ' : ''}${refs ? `[${refs}] ` : ''}${lines[0]}`;
   return [head, ...lines.slice(1).map((l) => `  ${l}`)].join('\n');
 }
+
+/**
+ * What the freshness check reads from a body: when the newest evidence was recorded, and the commits
+ * the newest evidence and the newest progress naming one were observed on. Null when the body records
+ * none of these (most items), so caches stay small.
+ */
+export function observedOf(body: string): { evidence_at: string | null; evidence_commit: string | null; progress_commit: string | null } | null {
+  if (!body) return null;
+  const evidence = /^## +Evidence/im.test(body) ? readEntries(body, 'Evidence') : [];
+  const progress = /\[commit /.test(body) ? readEntries(body, 'Progress') : [];
+  let evidence_at: string | null = null;
+  for (const e of evidence) if (e.at && (!evidence_at || e.at > evidence_at)) evidence_at = e.at;
+  const lastCommit = (list: LogEntry[]) => {
+    for (let i = list.length - 1; i >= 0; i--) if (list[i].commit) return list[i].commit!;
+    return null;
+  };
+  const evidence_commit = lastCommit(evidence);
+  const progress_commit = lastCommit(progress);
+  return evidence_at || evidence_commit || progress_commit ? { evidence_at, evidence_commit, progress_commit } : null;
+}

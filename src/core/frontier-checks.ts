@@ -1,7 +1,9 @@
-import { claimLive, normalizeHolder, sameHolder } from './claims.js';
+import { claimLive, sameHolder } from './claims.js';
 import { covers, parseScope, type Scope } from './decision-scope.js';
 import type { CheckName, ReasonCode } from './frontier-codes.js';
 import { normalizeDecisionScope, parseResumeCondition } from './graph-fields.js';
+import { COMMIT_EVIDENCE_ACTIONS, freshnessFlags, NO_POLICY, type Ancestry, type FreshnessFacts, type FrontierPolicy } from './frontier-freshness.js';
+import { exclusionOf, relatedItems } from './roles.js';
 import type { WorkItem } from './types.js';
 import { scopesOverlap } from './write-scope.js';
 import { isLive, waitKey as waitName } from './wait-matching.js';
@@ -21,6 +23,10 @@ export interface Workspace {
   repo_ids: string[];
   repo: string | null;
   branch: string | null;
+  /** A linked `git worktree` (its git dir is not the common dir), not the repository's main checkout. */
+  worktree: boolean;
+  /** The repository's common dir (one per repository, shared by its worktrees); null outside git. */
+  common: string | null;
 }
 
 /** Everything the evaluator reads; the store assembles it, the evaluator never does I/O. */
@@ -38,6 +44,14 @@ export interface FrontierInput {
   admittedEvents: (agent: string) => Set<string>;
   /** Why a budget stops the item now (its own or its agent's day), with when that ends if it ends by itself; null when none does. */
   budget?: (item: WorkItem) => { detail: string; untilMs: number | null } | null;
+  /** The checkout's HEAD commit; called only when an item records a commit (freshness). */
+  head: () => string | null;
+  /** How a recorded commit relates to HEAD; called only when it differs from HEAD. */
+  ancestry: (commit: string) => Ancestry;
+  /** The home's defaults: freshness.max_age and workspace.require_worktree from holon.yaml. */
+  policy?: FrontierPolicy;
+  /** The common dir of the repository holding the home (null: not in git); asked by the worktree guard. */
+  homeRepo?: () => string | null;
 }
 
 export interface GateRef {
@@ -61,8 +75,12 @@ export interface Prepared {
   gatesByKind: Map<string, GateRef[]>;
   coverMemo: Map<string, GateRef[]>;
   leasesByRepo: Map<string, Lease[]>;
+  /** Items naming an item as a successor, for role exclusions (only items with a role are indexed). */
+  predecessors: Map<string, WorkItem[]>;
   /** explain: build every passed check's detail too. */
   verbose: boolean;
+  /** What the freshness check reads, built once per command (on first use). */
+  facts?: FreshnessFacts;
   /** The time window in which every verdict stays the same (a result cache may be reused inside it). */
   bounds: TimeBounds;
 }
@@ -260,8 +278,8 @@ function checkClaims(p: Prepared, item: WorkItem): CheckResult {
   const c = item.claim!;
   const live = liveClaim(p, c);
   if (live && !sameHolder(c.holder, me)) return fail('claims', 'claimed_by_other', `claimed by ${c.holder}${c.expires_at ? ` until ${c.expires_at}` : ''}`);
-  const excluded = item.exclude.find((x) => sameHolder(x, me));
-  if (excluded) return fail('claims', 'excluded', `exclude names ${normalizeHolder(excluded)}`);
+  const excluded = item.exclude.length ? exclusionOf(item, me, () => relatedItems(item, (id) => resolveReplacement(p, id), p.predecessors.get(item.id) ?? [])) : null;
+  if (excluded) return fail('claims', 'excluded', excluded);
   if (live) return ok(p, 'claims', () => `claimed by you${c.expires_at ? ` until ${c.expires_at}` : ''}`, { own: true, detail: `claimed by you${c.expires_at ? ` until ${c.expires_at}` : ''}` });
   return ok(p, 'claims', () => item.claim ? `unclaimed (last claim by ${c.holder} ended${c.expires_at ? ` ${c.expires_at}` : ''})` : 'unclaimed');
 }
@@ -287,6 +305,16 @@ function checkWorkspace(p: Prepared, item: WorkItem): CheckResult {
     if (item.repo && !ws.repo_ids.includes(item.repo)) return fail('workspace', 'repo_mismatch', `item wants repo ${item.repo}; this checkout is ${ws.repo ?? 'unknown'}`);
     if (item.branch && ws.branch !== item.branch) return fail('workspace', 'branch_mismatch', `item wants branch ${item.branch}; the checkout is on ${ws.branch ?? 'a detached HEAD'}`);
   }
+  const worktree = requiresWorktree(p, item);
+  if (worktree) {
+    // A matching repository is necessary, never sufficient: the main checkout is shared by everyone.
+    const ws = p.input.workspace();
+    if (!ws.git) return fail('workspace', 'shared_checkout', 'needs a dedicated git worktree; this is not a git checkout');
+    if (!ws.worktree) return fail('workspace', 'shared_checkout', `needs a dedicated git worktree; this is the main checkout of ${ws.repo ?? 'the repository'} (shared): git worktree add ../${ws.repo?.split('/').pop() ?? 'repo'}-${item.id} ${item.branch ? item.branch : `-b ${item.id}`}, and run holon there`);
+    // Without a repo of its own, the item belongs to the home's repository: a worktree of another one is not it.
+    const home = item.repo ? null : p.input.homeRepo?.();
+    if (home && ws.common !== home) return fail('workspace', 'repo_mismatch', `needs a worktree of the home's repository (${home}); this worktree belongs to ${ws.repo ?? 'another repository'}`);
+  }
   if (item.write_scope.length) {
     for (const l of p.leasesByRepo.get(repoKey(item)) ?? []) {
       if (l.item.id === item.id || sameHolder(l.holder, p.input.holder)) continue;
@@ -295,12 +323,29 @@ function checkWorkspace(p: Prepared, item: WorkItem): CheckResult {
     }
   }
   return ok(p, 'workspace', () => {
-    const parts = [item.repo && `repo ${item.repo}`, item.branch && `branch ${item.branch}`, item.write_scope.length && `write scope free`].filter(Boolean);
+    const parts = [item.repo && `repo ${item.repo}`, item.branch && `branch ${item.branch}`, worktree && 'in a linked worktree', item.write_scope.length && `write scope free`].filter(Boolean);
     return parts.length ? parts.join(', ') : 'no workspace constraint';
   });
 }
 
+/** The item's own `workspace.require_worktree`, else the home's. */
+export const requiresWorktree = (p: Prepared, item: WorkItem) => item.workspace?.require_worktree ?? (p.input.policy ?? NO_POLICY).require_worktree;
+
+/**
+ * Freshness and evidence: passes always (a stale item is still the right work), but flags the item
+ * with the first of its flags as code; flagged items sort after fresh ones of the same priority.
+ */
+function checkFreshness(p: Prepared, item: WorkItem): CheckResult {
+  // Most items record nothing and need no evidence: no facts object, no git.
+  if (!item.observed && !(item.action && COMMIT_EVIDENCE_ACTIONS[item.action])) return ok(p, 'freshness', () => 'no evidence recorded yet; nothing to recheck');
+  const { input, bounds } = p;
+  const facts = (p.facts ??= { nowMs: input.nowMs, policy: input.policy ?? NO_POLICY, head: input.head, ancestry: input.ancestry, timeSeen: (t) => timeSeen(bounds, input.nowMs, t) });
+  const flags = freshnessFlags(facts, item);
+  if (flags.length) return { check: 'freshness', pass: true, code: flags[0].code, detail: flags.map((f) => f.detail).join('; '), gates: undefined, own: undefined };
+  return ok(p, 'freshness', () => (item.observed ? 'evidence and progress current' : 'no evidence recorded yet; nothing to recheck'));
+}
+
 /** The checks in SPEC order; both the frontier and explain run exactly these. */
 export const CHECK_FNS: Array<(p: Prepared, item: WorkItem) => CheckResult> = [
-  checkStatus, checkDependencies, checkWaits, checkGates, checkClaims, checkCapabilities, checkWorkspace,
+  checkStatus, checkDependencies, checkWaits, checkGates, checkClaims, checkCapabilities, checkWorkspace, checkFreshness,
 ];

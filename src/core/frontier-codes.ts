@@ -4,7 +4,7 @@
  */
 
 /** The filters, in the order SPEC section 4 gives them. */
-export const CHECKS = ['status', 'dependencies', 'waits', 'gates', 'claims', 'capabilities', 'workspace'] as const;
+export const CHECKS = ['status', 'dependencies', 'waits', 'gates', 'claims', 'capabilities', 'workspace', 'freshness'] as const;
 export type CheckName = (typeof CHECKS)[number];
 
 export const CHANNELS = ['runnable', 'needs_decision', 'needs_action', 'waiting', 'resume_candidates', 'not_runnable'] as const;
@@ -48,9 +48,18 @@ export const REASONS = {
   write_scope_conflict: { check: 'workspace', channel: 'not_runnable', meaning: "write_scope overlaps another holder's live claim in the same repository" },
   // Issue 17, budgets (docs/budgets.md).
   budget_exhausted: { check: 'status', channel: 'not_runnable', meaning: "the item's budget, or its agent's daily budget, is spent: holon edit ID --budget raises it, holon reopen grants it afresh; a daily one resets the next day" },
+  // Issue 16: the shared-checkout guard, and freshness and evidence (flags: the item stays runnable,
+  // sorted after fresh items of the same priority).
+  shared_checkout: { check: 'workspace', channel: 'not_runnable', meaning: "the item needs a dedicated git worktree; this is the repository's main checkout (or not git)" },
+  stale_commit: { check: 'freshness', channel: 'runnable', meaning: 'evidence or progress was observed on a commit HEAD has moved past (or one this repository lacks): recheck first' },
+  stale_age: { check: 'freshness', channel: 'runnable', meaning: 'the newest evidence is older than the freshness limit (freshness.max_age): recheck first' },
+  evidence_missing: { check: 'freshness', channel: 'runnable', meaning: 'the action needs acceptance evidence the record lacks (a review without the commit reviewed)' },
 } as const satisfies Record<string, ReasonInfo>;
 
 export type ReasonCode = keyof typeof REASONS;
+
+/** Codes of a runnable entry that is flagged (freshness): runnable, but recheck before building on it. */
+export const FLAGS = new Set<string>(['stale_commit', 'stale_age', 'evidence_missing']);
 
 /** Code of an entry that passed every check. */
 export const RUNNABLE = 'runnable';

@@ -19,7 +19,15 @@ export function prepare(input: FrontierInput): Prepared {
   const nodes: GraphNode[] = [];
   const gatesByKind = new Map<string, GateRef[]>();
   const leasesByRepo = new Map<string, Lease[]>();
+  const predecessors = new Map<string, WorkItem[]>();
   for (const item of input.items) {
+    if (item.role && item.successors.length) {
+      for (const s of item.successors) {
+        const list = predecessors.get(s);
+        if (list) list.push(item);
+        else predecessors.set(s, [item]);
+      }
+    }
     if (!byId.has(item.id)) byId.set(item.id, item);
     // Only live items can hold each other up: a cycle through a done item blocks nobody (check still reports it).
     if (item.depends_on.length && item.status !== 'done' && !item.superseded_by) nodes.push({ id: item.id, file: '', depends_on: item.depends_on, successors: [], superseded_by: null });
@@ -44,7 +52,7 @@ export function prepare(input: FrontierInput): Prepared {
   const cycles = new Map<string, string[]>();
   // Only items with dependencies can be on a cycle; ids without an entry end the walk.
   for (const cycle of findCycles(nodes, nodeById as Map<string, GraphNode>)) for (const id of cycle) if (!cycles.has(id)) cycles.set(id, cycle);
-  return { input, byId, cycles, gatesByKind, coverMemo: new Map(), leasesByRepo, verbose: false, bounds };
+  return { input, byId, cycles, gatesByKind, coverMemo: new Map(), leasesByRepo, predecessors, verbose: false, bounds };
 }
 
 export interface Verdict {
@@ -55,6 +63,8 @@ export interface Verdict {
   checks: CheckResult[];
   own: boolean;
   gates: string[];
+  /** Runnable but flagged by the freshness check (stale or missing evidence). */
+  flagged: boolean;
 }
 
 /** Runs the checks in order; stops at the first failure unless `all` (explain). */
@@ -71,20 +81,28 @@ export function evaluate(p: Prepared, item: WorkItem, all = false): Verdict {
       if (!all) break;
     }
   }
-  if (!first) return { item, channel: 'runnable', code: RUNNABLE, detail: checks.find((c) => c.own)?.detail ?? 'every check passed', checks, own, gates: [] };
+  if (!first) {
+    // Freshness passes but may flag: the item stays runnable with the flag as its code.
+    const flag = checks[checks.length - 1].code !== 'ok' ? checks[checks.length - 1] : undefined;
+    if (flag) return { item, channel: 'runnable', code: flag.code, detail: flag.detail, checks, own, gates: [], flagged: true };
+    return { item, channel: 'runnable', code: RUNNABLE, detail: checks.find((c) => c.own)?.detail ?? 'every check passed', checks, own, gates: [], flagged: false };
+  }
   const info = REASONS[first.code as keyof typeof REASONS];
   // A live item stopped earlier (an open dependency) still waits on its pending gates: the gate's
   // `blocks` names it, as `explain` does. A closed or parked item (status failed) waits on none.
   const gateCheck = checks.find((c) => c.check === 'gates') ?? (checks[0].pass && item.needs_decision.length ? checkGates(p, item) : undefined);
-  return { item, channel: info.channel, code: first.code, detail: first.detail, checks, own, gates: gateCheck?.gates ?? [] };
+  return { item, channel: info.channel, code: first.code, detail: first.detail, checks, own, gates: gateCheck?.gates ?? [], flagged: false };
 }
 
 const PRI_RANK = new Map<string, number>(PRIORITIES.map((p, i) => [p, i]));
 const priRank = (i: WorkItem) => PRI_RANK.get(i.priority ?? '') ?? PRIORITIES.length;
 
-/** Sorts in frontier order (own claim first, then priority P0..P4 then none, then age, then id) through one precomputed key per verdict. */
+/**
+ * Sorts in frontier order (own claim first, then priority P0..P4 then none, then fresh before flagged,
+ * then age, then id) through one precomputed key per verdict.
+ */
 export function sortVerdicts(list: Verdict[]): Verdict[] {
-  const keyed = list.map((v) => ({ v, k: `${v.own ? 0 : 1}${priRank(v.item)}${v.item.created_at}\u0000${v.item.id}` }));
+  const keyed = list.map((v) => ({ v, k: `${v.own ? 0 : 1}${priRank(v.item)}${v.flagged ? 1 : 0}${v.item.created_at}\u0000${v.item.id}` }));
   keyed.sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
   return keyed.map((x) => x.v);
 }
@@ -180,7 +198,7 @@ export function computeFrontier(input: FrontierInput, opts: { limit?: number; bo
     const item = p.byId.get(g);
     if (item && !seen.has(g)) {
       seen.add(g);
-      decisionVerdicts.push({ item, channel: 'needs_decision', code: 'decision_required', detail: `a person must decide ${normalizeDecisionScope(item.decision_scope)?.scope}: holon decide ${g} --approve|--reject`, checks: [], own: false, gates: [] });
+      decisionVerdicts.push({ item, channel: 'needs_decision', code: 'decision_required', detail: `a person must decide ${normalizeDecisionScope(item.decision_scope)?.scope}: holon decide ${g} --approve|--reject`, checks: [], own: false, gates: [], flagged: false });
     }
   }
   const decisions = sortVerdicts(decisionVerdicts);

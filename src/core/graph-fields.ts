@@ -78,7 +78,7 @@ export function graphFieldProblems(item: WorkItem): FieldProblem[] {
     const p = scopeProblem(g);
     if (p) add('write_scope', p, 'write globs relative to the repository root, e.g. src/api/** or docs/*.md');
   }
-  for (const x of item.exclude) if (!NAME.test(x.replace(/^agent:/, ''))) add('exclude', `exclude "${x}" is not an agent name`, 'list agent names, e.g. exclude: ["author"]');
+  for (const x of item.exclude) if (!NAME.test(x.replace(/^(agent|role):/, ''))) add('exclude', `exclude "${x}" is not an agent name or role:ROLE`, 'list agent names or roles, e.g. exclude: ["author", "role:implementer"]');
   if (item.depends_on.includes(item.id)) add('depends_on', `${item.id} depends on itself`, 'remove its own id from depends_on');
   if (item.branch != null && /\s/.test(item.branch)) add('branch', `branch "${item.branch}" contains spaces`, 'use the branch name as git shows it');
   const c = item.claim as unknown as Record<string, unknown> | null;

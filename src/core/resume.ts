@@ -35,7 +35,7 @@ export interface ResumeContext {
   agent: string;
   now: string;
   role: string;
-  work_item: { id: string; title: string; status: string; class: string; priority: string | null; revision: number };
+  work_item: { id: string; title: string; status: string; class: string; action: string | null; role: string | null; priority: string | null; revision: number };
   /** What this item replaces, and what replaced it (supersession, both ends). */
   lineage: { supersedes: string[]; superseded_by: string | null };
   objective: string;
@@ -74,7 +74,7 @@ export function buildResume(input: ResumeInput): ResumeContext {
     agent: input.agent,
     now: input.nowIso,
     role: input.role.trim(),
-    work_item: { id, title: item.title, status: item.status, class: item.class, priority: item.priority, revision: item.revision },
+    work_item: { id, title: item.title, status: item.status, class: item.class, action: item.action, role: item.role, priority: item.priority, revision: item.revision },
     lineage: { supersedes: item.supersedes ?? [], superseded_by: item.superseded_by },
     objective: item.objective,
     acceptance: item.acceptance,
@@ -112,7 +112,8 @@ export const fence = (raw: string, label = 'untrusted') => {
 export function renderResume(r: ResumeContext): string {
   const L: string[] = [];
   const w = r.work_item;
-  L.push(`# Resume ${w.id}: ${w.title}`, '', `You are agent "${r.agent}". Now: ${r.now}. Status: ${w.status}, class ${w.class}, priority ${w.priority ?? '-'}, revision ${w.revision}.`);
+  L.push(`# Resume ${w.id}: ${w.title}`, '', `You are agent "${r.agent}". Now: ${r.now}. Status: ${w.status}, class ${w.class}${w.action ? `, action ${w.action}` : ''}${w.role ? `, role ${w.role}` : ''}, priority ${w.priority ?? '-'}, revision ${w.revision}.`);
+  if (w.role) L.push(`On this item you serve as its ${w.role}: act within that role.`);
   L.push('Work from this record, not from memory: recheck facts that may have changed before you rely on them.');
   if (r.role) L.push('', '## Your role (AGENTS.md)', '', r.role);
   const { supersedes, superseded_by } = r.lineage;

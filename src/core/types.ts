@@ -58,6 +58,27 @@ export interface Delivery {
   completed_by: string;
 }
 
+/** Where an item may be worked on beyond repo and branch (the shared-checkout guard). */
+export interface WorkspacePolicy {
+  /** Writes need a linked `git worktree`: the repository's main checkout is shared and refused. */
+  require_worktree?: boolean;
+}
+
+/** How long the item's newest evidence counts as fresh (a duration, or "off" to ignore the home's default). */
+export interface FreshnessPolicy {
+  max_age?: string;
+}
+
+/** What the body records that the frontier's freshness check reads (computed, never written). */
+export interface Observed {
+  /** The newest evidence entry's time. */
+  evidence_at: string | null;
+  /** The commit of the newest evidence entry that names one. */
+  evidence_commit: string | null;
+  /** The commit of the newest progress entry that names one. */
+  progress_commit: string | null;
+}
+
 export interface DecisionScope {
   scope: string;
   decision?: 'approved' | 'rejected' | null;
@@ -74,6 +95,8 @@ export interface WorkItem {
   status: Status;
   class: TaskClass;
   action: string | null;
+  /** The role the item serves (implementer, reviewer, monitor...): shown, and usable in `exclude: [role:R]`. */
+  role: string | null;
   priority: Priority | null;
   created_at: string;
   updated_at: string;
@@ -84,6 +107,8 @@ export interface WorkItem {
   repo: string | null;
   branch: string | null;
   write_scope: string[];
+  workspace: WorkspacePolicy | null;
+  freshness: FreshnessPolicy | null;
   needs_decision: string[];
   decision_scope: DecisionScope | null;
   exclude: string[];
@@ -98,6 +123,8 @@ export interface WorkItem {
   delivery: Delivery | null;
   /** Other front matter keys, kept as written. */
   extra: Record<string, unknown>;
+  /** Body facts for the freshness check (set by the readers that see the body; never printed as such). */
+  observed?: Observed | null;
 }
 
 export const EVENT_SOURCES = ['operator', 'task', 'timer', 'thread', 'external', 'agent'] as const;

@@ -1,11 +1,12 @@
 import { appendToSection, formatEntry, readEntries, readSection, replaceSection, type LogEntry } from './body.js';
 import { RecordParseError, serializeFrontMatter, serializeMarkdownRecord, type ParsedRecord, type RawEntry } from './record-codec.js';
+import { validMaxAge } from './frontier-freshness.js';
 import { CLASSES, PRIORITIES, STATUSES, type WorkItem } from './types.js';
 
 /** The fixed front matter key order of a WorkItem file. */
 export const WORK_KEYS = [
-  'id', 'title', 'agent', 'status', 'class', 'action', 'priority', 'created_at', 'updated_at', 'revision',
-  'depends_on', 'resume_when', 'requires', 'repo', 'branch', 'write_scope', 'needs_decision', 'decision_scope',
+  'id', 'title', 'agent', 'status', 'class', 'action', 'role', 'priority', 'created_at', 'updated_at', 'revision',
+  'depends_on', 'resume_when', 'requires', 'repo', 'branch', 'write_scope', 'workspace', 'freshness', 'needs_decision', 'decision_scope',
   'exclude', 'claim', 'waits', 'blocker', 'successors', 'superseded_by', 'supersedes', 'no_followup', 'delivery',
 ] as const;
 
@@ -63,6 +64,15 @@ export function workFromRecord(rec: ParsedRecord, file: string, fileId?: string)
     if (d[key] != null && !Array.isArray(d[key]) && typeof d[key] !== 'string') fail(key, `${key} must be a list`, `${key}: ["..."]`);
   }
   if (d.waits != null && !Array.isArray(d.waits)) fail('waits', 'waits must be a list', 'waits: []');
+  if (d.role != null && (typeof d.role === 'object' || String(d.role).trim() === '')) fail('role', 'role must be a word or a short phrase', 'role: reviewer');
+  const ws = d.workspace as Record<string, unknown> | null | undefined;
+  if (ws != null && (typeof ws !== 'object' || Array.isArray(ws) || (ws.require_worktree != null && typeof ws.require_worktree !== 'boolean'))) {
+    fail('workspace', 'workspace must be a mapping like {require_worktree: true}', 'workspace: {require_worktree: true}');
+  }
+  const fr = d.freshness as Record<string, unknown> | null | undefined;
+  if (fr != null && (typeof fr !== 'object' || Array.isArray(fr) || (fr.max_age != null && !validMaxAge(String(fr.max_age))))) {
+    fail('freshness', 'freshness must be a mapping like {max_age: 7d} (a duration, or off)', 'freshness: {max_age: 7d}');
+  }
   const extra: Record<string, unknown> = {};
   const known = new Set<string>(WORK_KEYS);
   for (const [k, v] of Object.entries(d)) if (!known.has(k)) extra[k] = v;
@@ -73,6 +83,7 @@ export function workFromRecord(rec: ParsedRecord, file: string, fileId?: string)
     status: d.status as WorkItem['status'],
     class: (d.class as WorkItem['class']) ?? 'advancement_task',
     action: d.action == null ? null : String(d.action),
+    role: d.role == null ? null : String(d.role).trim(),
     priority: (d.priority as WorkItem['priority']) ?? null,
     created_at: d.created_at == null ? '' : String(d.created_at),
     updated_at: d.updated_at == null ? '' : String(d.updated_at),
@@ -83,6 +94,8 @@ export function workFromRecord(rec: ParsedRecord, file: string, fileId?: string)
     repo: d.repo == null ? null : String(d.repo),
     branch: d.branch == null ? null : String(d.branch),
     write_scope: asList(d.write_scope),
+    workspace: (ws as WorkItem['workspace']) ?? null,
+    freshness: fr ? { ...fr, ...(fr.max_age != null ? { max_age: String(fr.max_age) } : {}) } : null,
     needs_decision: asList(d.needs_decision),
     decision_scope: (d.decision_scope as WorkItem['decision_scope']) ?? null,
     exclude: asList(d.exclude),

@@ -2,7 +2,7 @@ import { applyRelease, applyRenew, applyTransfer, checkExpectedVersion } from '.
 import { invalid } from '../core/errors.js';
 import { parseDuration } from '../core/time.js';
 import type { WorkDoc } from '../core/workitem.js';
-import { claimWork } from '../store/claims.js';
+import { claimWork, exclusionInHome } from '../store/claims.js';
 import { listAgents } from '../store/home.js';
 import { mutateWork, type WorkRef } from '../store/work-store.js';
 import type { OpsCtx } from './context.js';
@@ -48,5 +48,11 @@ export async function transfer(ctx: OpsCtx, ref: WorkRef, opts: { to: string; fo
   if (!listAgents(ctx.home()).includes(to)) throw invalid(`no agent "${to}" in this home`, `use one of: ${listAgents(ctx.home()).join(', ')}`);
   const f = force(ctx, opts.force);
   const ev = expectedVersionOf(opts.expectedVersion);
-  return mutateWork(ctx.home(), ref, ctx.nowMs, (doc) => (checkExpectedVersion(doc.item, ev), { ...doc, item: applyTransfer(doc.item, holderOf(ctx, actingAgent(ctx, ref.agent)), to, ctx.nowMs, f) }));
+  return mutateWork(ctx.home(), ref, ctx.nowMs, (doc) => {
+    checkExpectedVersion(doc.item, ev);
+    // The same rule as a claim, role rules included: never hand the item to someone excluded from it.
+    const ex = exclusionInHome(ctx.home(), doc.item, `agent:${to}`);
+    if (ex) throw invalid(`agent:${to} is excluded from ${doc.item.id} (${ex}); it cannot hold it`, 'transfer it to another agent');
+    return { ...doc, item: applyTransfer(doc.item, holderOf(ctx, actingAgent(ctx, ref.agent)), to, ctx.nowMs, f) };
+  });
 }

@@ -18,10 +18,11 @@ async function apply(ctx: OpsCtx, ref: WorkRef, text: string, what: string, fn: 
   return { item: viewOf(doc), changed };
 }
 
-/** Appends a progress entry (and replaces the on-return note when one is given). */
-export function progress(ctx: OpsCtx, ref: WorkRef, opts: { text: string; onReturn?: string }): Promise<Recorded> {
+/** Appends a progress entry (and replaces the on-return note when one is given); `commit`: what it was observed on. */
+export function progress(ctx: OpsCtx, ref: WorkRef, opts: { text: string; onReturn?: string; commit?: string }): Promise<Recorded> {
+  const commit = commitOf(ctx, opts.commit);
   return apply(ctx, ref, opts.text, 'progress', (d, text) => {
-    const next = addProgress(d, { at: iso(ctx.nowMs), text });
+    const next = addProgress(d, { at: iso(ctx.nowMs), text, commit });
     return opts.onReturn ? setOnReturn(next, opts.onReturn) : next;
   });
 }

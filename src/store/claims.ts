@@ -1,4 +1,6 @@
 import { applyClaim, claimLive, normalizeHolder, sameHolder, type ClaimOutcome, type ClaimRequest } from '../core/claims.js';
+import { exclusionOf, relatedItems } from '../core/roles.js';
+import type { WorkItem } from '../core/types.js';
 import { conflict, invalid } from '../core/errors.js';
 import { scopesOverlap } from '../core/write-scope.js';
 import type { WorkDoc } from '../core/workitem.js';
@@ -19,8 +21,8 @@ export async function claimWork(home: Home, ref: WorkRef, req: ClaimRequest): Pr
     const r = await mutateWork(home, ref, req.nowMs, (doc) => {
       const item = doc.item;
       if (item.status === 'done') throw invalid(`${item.id} is done; there is nothing to claim`, 'see `holon frontier` for what is runnable');
-      const ex = item.exclude.find((x) => sameHolder(x, req.holder));
-      if (ex) throw invalid(`${normalizeHolder(req.holder)} is excluded from ${item.id} (exclude: ${item.exclude.join(', ')})`, 'another agent must take it');
+      const ex = exclusionInHome(home, item, req.holder);
+      if (ex) throw invalid(`${normalizeHolder(req.holder)} is excluded from ${item.id} (${ex})`, 'another agent must take it');
       if (item.write_scope.length && !(claimLive(item.claim, req.nowMs) && sameHolder(item.claim!.holder, req.holder))) {
         assertScopeFree(home, item.id, item.repo ?? '', item.write_scope, req);
       }
@@ -32,6 +34,19 @@ export async function claimWork(home: Home, ref: WorkRef, req: ClaimRequest): Pr
   };
   if (!peek.write_scope.length) return attempt();
   return withLock(home.local, `scope.${peek.repo ?? 'home'}`, attempt);
+}
+
+/**
+ * Why `holder` may not hold `item` (a named agent, or `role:R` it served on the work the item follows),
+ * or null. The home's items are read only when the item has a role rule.
+ */
+export function exclusionInHome(home: Home, item: WorkItem, holder: string): string | null {
+  if (!item.exclude.length) return null;
+  return exclusionOf(item, holder, () => {
+    const all = loadAllWork(home).items;
+    const byId = new Map<string, WorkItem>(all.map((i) => [i.id, i]));
+    return relatedItems(item, (id) => byId.get(id), all.filter((i) => i.successors.includes(item.id)));
+  });
 }
 
 function assertScopeFree(home: Home, id: string, repo: string, scopes: string[], req: ClaimRequest): void {

@@ -9,8 +9,14 @@ import { capabilityCachePath } from './capabilities.js';
 import { eventsSignature, type InputUse } from './frontier-input.js';
 import type { Listing } from './graph-index.js';
 import { agentDir, type Home } from './home.js';
-import { readWorkspace } from './workspace.js';
 import { spendingSignature } from './budget.js';
+import { objectsSignature, readHead, readWorkspace } from './workspace.js';
+
+/** Same HEAD (read from the files), and no new objects where a commit git did not know would appear (a fetch may bring it). */
+function gitUnchanged(g: { head: string | null; unknown: string[]; objects?: string }, cwd: string): boolean {
+  if (readHead(cwd) !== g.head) return false;
+  return !g.unknown.length || objectsSignature(cwd, g.unknown) === g.objects;
+}
 
 /**
  * The last frontier of an agent, reused while nothing it depends on changed: the fingerprint covers
@@ -38,6 +44,8 @@ interface Header {
   now: string;
   /** The first line of the text file this header belongs to. */
   token: string;
+  /** Issue 16: the HEAD the freshness check compared with, and the recorded commits git did not know. */
+  git?: { head: string | null; unknown: string[]; objects?: string } | null;
 }
 
 export interface CachedFrontier {
@@ -111,6 +119,7 @@ export function stillValid(home: Home, h: Header, nowMs: number, cwd: string): b
   if (h.workspace && JSON.stringify(readWorkspace(cwd)) !== JSON.stringify(h.workspace)) return false;
   for (const [a, sig] of Object.entries(h.events)) if (eventsSignature(home, a) !== sig) return false;
   if (h.spending != null && spendingSignature(home) !== h.spending) return false;
+  if (h.git && !gitUnchanged(h.git, cwd)) return false;
   return true;
 }
 
@@ -137,5 +146,6 @@ export function headerFor(fp: string, gfp: string, bounds: { from: number; until
   return {
     fp, gfp, from: Number.isFinite(bounds.from) ? bounds.from : null, until: Number.isFinite(bounds.until) ? bounds.until : null,
     workspace: used.workspace, events, now, spending: used.spending ? spendingSignature(home) : null,
+    git: used.head === undefined ? null : { head: used.head, unknown: used.unknownCommits, ...(used.unknownCommits.length ? { objects: objectsSignature(used.cwd, used.unknownCommits) } : {}) },
   };
 }

@@ -7,7 +7,9 @@ import { fileKey } from './cache-file.js';
 import { capabilityStates } from './capabilities.js';
 import { loadGraph, type LoadedGraph } from './graph-index.js';
 import { agentDir, type Home } from './home.js';
-import { readWorkspace } from './workspace.js';
+import { readHead, readWorkspace } from './workspace.js';
+import { ancestryCache, type AncestryCache } from './ancestry-cache.js';
+import { maxAgeMs, NO_POLICY, type Ancestry, type FrontierPolicy } from '../core/frontier-freshness.js';
 import { readRecordText } from './record-file.js';
 import { describeFigures, type SpendEntry } from '../core/budget.js';
 import { budgetsConfigured, dailyBudgetState, itemBudgetState, spendingByItem } from './budget.js';
@@ -79,12 +81,25 @@ function budgetCheck(home: Home, agent: string, nowMs: number, used: InputUse): 
   };
 }
 
+/** holon.yaml's `freshness: {max_age}` and `workspace: {require_worktree}` (validated when the home opens). */
+export function frontierPolicy(home: Home): FrontierPolicy {
+  const c = home.config;
+  if (!c.freshness && !c.workspace) return NO_POLICY;
+  return { max_age_ms: c.freshness?.max_age ? maxAgeMs(c.freshness.max_age) || null : null, require_worktree: c.workspace?.require_worktree === true };
+}
+
 /** What the evaluation looked at beyond the work files (for the result cache). */
 export interface InputUse {
   workspace: Workspace | null;
   eventAgents: Set<string>;
   /** A budget was evaluated from run records and thread commands (issue 17): the cache checks spendingSignature. */
   spending: boolean;
+  /** The HEAD commit when the freshness check asked for it (undefined: never asked). */
+  head?: string | null;
+  /** Recorded commits this repository did not have: a fetch may bring them, so the cache rechecks them. */
+  unknownCommits: string[];
+  /** Where the evaluation looked at git from. */
+  cwd: string;
 }
 
 /**
@@ -92,8 +107,12 @@ export interface InputUse {
  * or branch, event folders are read only when a resume_when names an event.
  */
 export function buildFrontierInput(home: Home, agent: string, opts: { holder: string; nowMs: number; cwd: string }, loaded: LoadedGraph): { input: FrontierInput; problems: RecordProblem[]; used: InputUse } {
-  const used: InputUse = { workspace: null, eventAgents: new Set(), spending: false };
+  const used: InputUse = { workspace: null, eventAgents: new Set(), spending: false, unknownCommits: [], cwd: opts.cwd };
   const events = new Map<string, Set<string>>();
+  const ancestry = new Map<string, Ancestry>();
+  let homeRepo: string | null | undefined;
+  let known: AncestryCache | undefined;
+  const head = () => (used.head === undefined ? (used.head = readHead(opts.cwd)) : used.head);
   const input: FrontierInput = {
     agent,
     holder: opts.holder,
@@ -108,6 +127,20 @@ export function buildFrontierInput(home: Home, agent: string, opts: { holder: st
       return s;
     },
     budget: budgetCheck(home, agent, opts.nowMs, used),
+    head,
+    // Only for items that reach the freshness check; git runs once per commit never seen before (ancestry-cache.ts).
+    ancestry: (commit) => {
+      let a = ancestry.get(commit);
+      if (!a) {
+        const h = head();
+        a = h ? (known ??= ancestryCache(home, opts.cwd)).ask(commit, h) : 'unknown';
+        ancestry.set(commit, a);
+        if (a === 'unknown') used.unknownCommits.push(commit);
+      }
+      return a;
+    },
+    policy: frontierPolicy(home),
+    homeRepo: () => (homeRepo === undefined ? (homeRepo = readWorkspace(home.root).common) : homeRepo),
   };
   return { input, problems: loaded.problems, used };
 }

@@ -1,6 +1,7 @@
 import { appendFileSync, existsSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseHolonFrontMatter } from '../core/holon-yaml.js';
+import { observedOf } from '../core/body.js';
+import { parseHolonRecord } from '../core/holon-yaml.js';
 import { parseMarkdownRecord, RecordParseError, type RecordProblem } from '../core/record-codec.js';
 import type { WorkItem } from '../core/types.js';
 import { workFromRecord } from '../core/workitem.js';
@@ -22,7 +23,8 @@ import { readRecordText } from './record-file.js';
  * the cache is small (no bodies, only live waits) so reading it is cheap at 10,000 items.
  */
 
-// 9: budgets in slim items (f17); 10: per-item log patches (speedfront); 11: both.
+// 9: budgets in slim items (issue 17); 10: freshness facts and roles (issue 16) or per-item log
+// patches (speedfront); 11: all of them.
 const VERSION = 11;
 
 type Slim = Partial<WorkItem>;
@@ -32,11 +34,12 @@ type Slim = Partial<WorkItem>;
 type Entry = [string, Slim | 'D' | 0, RecordProblem | 0, number];
 
 const FIELDS = [
-  // Only what the evaluator or the frontier's output reads: revision, action and successors change on
-  // writes that never change a verdict, and leaving them out lets a cached answer survive those writes.
-  'title', 'status', 'class', 'priority', 'created_at', 'depends_on', 'resume_when',
-  'requires', 'repo', 'branch', 'write_scope', 'needs_decision', 'decision_scope', 'exclude', 'claim', 'waits', 'blocker',
-  'superseded_by',
+  // Only what the evaluator or the frontier's output reads: revision and successors change on writes
+  // that never change a verdict, and leaving them out lets a cached answer survive those writes.
+  // `observed` is the body's freshness facts (newest evidence, commits), not the body itself.
+  'title', 'status', 'class', 'action', 'role', 'priority', 'created_at', 'depends_on', 'resume_when',
+  'requires', 'repo', 'branch', 'write_scope', 'workspace', 'freshness', 'needs_decision', 'decision_scope', 'exclude', 'claim', 'waits', 'blocker',
+  'superseded_by', 'observed',
 ] as const;
 
 /**
@@ -44,6 +47,9 @@ const FIELDS = [
  * home is closed work, so this keeps the cache small. `explain` re-reads its own item in full.
  */
 const CLOSED_FIELDS = ['status', 'class', 'decision_scope', 'superseded_by'] as const;
+
+/** An item with a role also answers "who served in that role" (for `exclude: [role:R]` on what follows it). */
+const ROLE_FIELDS = ['role', 'claim', 'successors'] as const;
 
 const EMPTY = Object.freeze([]) as unknown as never[];
 const NO_EXTRA = Object.freeze({}) as Record<string, unknown>;
@@ -55,9 +61,15 @@ export function slimOf(item: WorkItem, agent: string): Slim | 'D' {
   // id is the file name; agent is the folder unless the record says otherwise.
   if (item.agent !== agent) out.agent = item.agent;
   const closed = item.status === 'done' || Boolean(item.superseded_by);
-  if (item.status === 'done' && !item.superseded_by && item.class !== 'user_gate' && item.agent === agent) return 'D';
+  if (item.status === 'done' && !item.superseded_by && item.class !== 'user_gate' && item.agent === agent && !item.role) return 'D';
+  if (item.role) {
+    for (const f of ROLE_FIELDS) if (item[f] != null && !(Array.isArray(item[f]) && !item[f].length)) out[f] = item[f];
+    if (item.delivery?.completed_by) out.delivery = { completed_by: item.delivery.completed_by };
+  }
   for (const f of closed ? CLOSED_FIELDS : FIELDS) {
     let v: unknown = item[f];
+    // One short string: "evidence_at|evidence_commit|progress_commit" (most open items have some evidence).
+    if (f === 'observed' && item.observed) v = `${item.observed.evidence_at ?? ''}|${item.observed.evidence_commit ?? ''}|${item.observed.progress_commit ?? ''}`;
     if (f === 'waits') v = item.waits.filter(isLive).map((w) => ({ id: w.id, kind: w.kind, resource: w.resource, status: w.status, recheck_at: w.recheck_at ?? null, ...(w.due_at ? { due_at: w.due_at } : {}) }));
     if (v == null || (Array.isArray(v) && v.length === 0) || (f === 'class' && v === 'advancement_task')) continue;
     out[f] = v;
@@ -72,13 +84,20 @@ export function itemOf(s: Slim | 'D', id: string, agent: string): WorkItem {
   if (s === 'D') s = DONE;
   return {
     id, title: s.title ?? '', agent: s.agent ?? agent, status: s.status ?? 'open', class: s.class ?? 'advancement_task',
-    action: s.action ?? null, priority: s.priority ?? null, created_at: s.created_at ?? '', updated_at: '',
+    action: s.action ?? null, role: s.role ?? null, priority: s.priority ?? null, created_at: s.created_at ?? '', updated_at: '',
     revision: s.revision ?? 0, depends_on: s.depends_on ?? EMPTY, resume_when: s.resume_when ?? EMPTY,
     requires: s.requires ?? EMPTY, repo: s.repo ?? null, branch: s.branch ?? null, write_scope: s.write_scope ?? EMPTY,
-    needs_decision: s.needs_decision ?? EMPTY, decision_scope: s.decision_scope ?? null, exclude: s.exclude ?? EMPTY,
+    workspace: s.workspace ?? null, freshness: s.freshness ?? null, needs_decision: s.needs_decision ?? EMPTY, decision_scope: s.decision_scope ?? null, exclude: s.exclude ?? EMPTY,
     claim: s.claim ?? null, waits: s.waits ?? EMPTY, blocker: s.blocker ?? null, successors: s.successors ?? EMPTY,
-    superseded_by: s.superseded_by ?? null, supersedes: EMPTY, no_followup: null, delivery: null, extra: s.extra ?? NO_EXTRA,
+    superseded_by: s.superseded_by ?? null, supersedes: EMPTY, no_followup: null, delivery: (s.delivery as WorkItem['delivery']) ?? null, extra: s.extra ?? NO_EXTRA,
+    observed: s.observed ? observedFrom(s.observed as unknown as string) : null,
   };
+}
+
+function observedFrom(text: string): WorkItem['observed'] {
+  if (typeof text !== 'string') return null;
+  const [a, c, pc] = text.split('|');
+  return { evidence_at: a || null, evidence_commit: c || null, progress_commit: pc || null };
 }
 
 export interface LoadedGraph {
@@ -105,16 +124,21 @@ function contentHash(text: string): number {
 
 /** The item, through the fast parser for holon's own YAML when it applies, else the full record codec. */
 export function readItem(text: string, file: string, id: string): WorkItem {
-  const data = parseHolonFrontMatter(text);
-  if (data) {
+  const fast = parseHolonRecord(text);
+  if (fast) {
     try {
-      return workFromRecord({ data, entries: [], body: '' }, file, id).item;
+      const item = workFromRecord({ data: fast.data, entries: [], body: '' }, file, id).item;
+      item.observed = observedOf(fast.body);
+      return item;
     } catch (err) {
       if (!(err instanceof RecordParseError)) throw err;
       // Invalid: the full parse below reports it with its line.
     }
   }
-  return workFromRecord(parseMarkdownRecord(text, file), file, id).item;
+  const rec = parseMarkdownRecord(text, file);
+  const item = workFromRecord(rec, file, id).item;
+  item.observed = observedOf(rec.body);
+  return item;
 }
 
 function parseEntry(file: string, id: string, agent: string, key: string): Entry | null {

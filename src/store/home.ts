@@ -4,6 +4,7 @@ import { yamlLib } from '../core/yaml-lib.js';
 import { fileKey, writeCache } from './cache-file.js';
 import { HolonError, invalid, notFound } from '../core/errors.js';
 import { assertSafeId, closeMatches } from '../core/ids.js';
+import { validMaxAge } from '../core/frontier-freshness.js';
 import { DEFAULT_WATCH, watchConfig, type WatchConfig } from '../core/watch-settings.js';
 import { checkTimeZone, parseBudget, parseWarnAt, type Budget } from '../core/budget.js';
 
@@ -19,6 +20,10 @@ export interface HomeConfig {
   timezone: string;
   /** holon.yaml `budget:` (docs/budgets.md): the default per item, per agent per day, the warning share. */
   budget: HomeBudgets;
+  /** Issue 16: evidence older than max_age is stale (the frontier flags it); items may override it. */
+  freshness?: { max_age?: string } | null;
+  /** Issue 16: require_worktree refuses writes from the repository's main checkout (shared_checkout). */
+  workspace?: { require_worktree?: boolean } | null;
 }
 
 export interface HomeBudgets {
@@ -120,7 +125,23 @@ export function readConfig(dir: string): HomeConfig {
     claims: c.claims === 'shared' ? 'shared' : 'local',
     timezone: c.timezone == null ? 'UTC' : checkTimeZone(String(c.timezone), file),
     budget: homeBudgets(c.budget, file),
+    ...frontierSettings(file, c),
   };
+}
+
+function frontierSettings(file: string, c: Partial<HomeConfig>): Pick<HomeConfig, 'freshness' | 'workspace'> {
+  const out: Pick<HomeConfig, 'freshness' | 'workspace'> = {};
+  const f = c.freshness as Record<string, unknown> | null | undefined;
+  if (f != null) {
+    if (typeof f !== 'object' || (f.max_age != null && !validMaxAge(String(f.max_age)))) throw invalid(`${file}: freshness.max_age must be a duration`, 'freshness: {max_age: 7d}');
+    if (f.max_age != null) out.freshness = { max_age: String(f.max_age) };
+  }
+  const w = c.workspace as Record<string, unknown> | null | undefined;
+  if (w != null) {
+    if (typeof w !== 'object' || (w.require_worktree != null && typeof w.require_worktree !== 'boolean')) throw invalid(`${file}: workspace.require_worktree must be true or false`, 'workspace: {require_worktree: true}');
+    if (w.require_worktree != null) out.workspace = { require_worktree: w.require_worktree as boolean };
+  }
+  return out;
 }
 
 export function openHome(opts: { home?: string; cwd: string; env: NodeJS.ProcessEnv }): Home {

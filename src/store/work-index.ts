@@ -14,7 +14,8 @@ import { readRecordText } from './record-file.js';
  * change mtime/ctime, so a changed file is always re-parsed; the cache only saves parsing.
  */
 
-const CACHE_VERSION = 7;
+// 7 on two branches (roles and freshness; the racy rule); 8 after both.
+const CACHE_VERSION = 8;
 
 interface CacheEntry {
   k: string;
@@ -71,8 +72,8 @@ function compact(v: WorkSummary): Partial<WorkSummary> {
 }
 
 const EMPTY: Omit<WorkSummary, 'id' | 'title' | 'status'> = {
-  agent: '', class: 'advancement_task', action: null, priority: null, created_at: '', updated_at: '', revision: 0,
-  depends_on: [], resume_when: [], requires: [], repo: null, branch: null, write_scope: [], needs_decision: [],
+  agent: '', class: 'advancement_task', action: null, role: null, priority: null, created_at: '', updated_at: '', revision: 0,
+  depends_on: [], resume_when: [], requires: [], repo: null, branch: null, write_scope: [], workspace: null, freshness: null, needs_decision: [],
   decision_scope: null, exclude: [], claim: null, waits: [], blocker: null, successors: [], superseded_by: null, supersedes: [],
   no_followup: null, delivery: null, extra: {}, objective: '', acceptance: [], progress: [], evidence: [], on_return: '', progress_count: 0, evidence_count: 0, last_progress: null,
 };

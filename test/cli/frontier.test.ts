@@ -35,7 +35,7 @@ describe('frontier, explain and decide (seed 002)', () => {
     const ex = await p.json(['explain', api]);
     expect(ex.checks.map((c: any) => [c.check, c.pass, c.code])).toEqual([
       ['status', true, 'ok'], ['dependencies', true, 'ok'], ['waits', true, 'ok'], ['gates', false, 'gate_pending'],
-      ['claims', true, 'ok'], ['capabilities', true, 'ok'], ['workspace', true, 'ok'],
+      ['claims', true, 'ok'], ['capabilities', true, 'ok'], ['workspace', true, 'ok'], ['freshness', true, 'ok'],
     ]);
     expect((await p.h(['explain', api])).stdout).toMatch(/FAIL\s+gates\s+gate_pending/);
     expect((await p.h(['explain', api, '--agent', 'nobody'])).code).toBe(4);

@@ -1,11 +1,14 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { computeFrontier, explain, prepare, evaluate } from '../../src/core/frontier.js';
+import { computeFrontier, explain, prepare, evaluate, runnableInOrder } from '../../src/core/frontier.js';
 import { CHECKS, REASONS } from '../../src/core/frontier-codes.js';
 import type { WorkItem } from '../../src/core/types.js';
-import { caps, input, mk, NOW, wait } from './frontier-fixtures.js';
+import { caps, HEAD, input, mk, NOW, wait } from './frontier-fixtures.js';
 
 const gate = (id: string, scope: string, decision: 'approved' | 'rejected' | null = null, over: Partial<WorkItem> = {}) =>
   mk({ id, class: 'user_gate', decision_scope: { scope, decision }, status: decision ? 'done' : 'open', ...over });
+/** What an item's body recorded: the newest evidence's commit and time. */
+const ev = (commit: string | null, at = '2026-11-30T05:00:00Z') => ({ evidence_at: at, evidence_commit: commit, progress_commit: null });
 const claim = (holder: string, expires_at: string | null) => ({ holder, claimed_at: '2026-11-30T05:00:00Z', expires_at, version: 1, epoch: 1 });
 
 // Each row: the items of a home, the item under test, the code and channel it must get.
@@ -76,7 +79,7 @@ const CASES: Array<{ name: string; items: WorkItem[]; id: string; code: string; 
   // workspace
   { name: 'repo matches by name', items: [mk({ id: 'w-a', repo: 'app' })], id: 'w-a', code: 'runnable', channel: 'runnable' },
   { name: 'repo mismatch', items: [mk({ id: 'w-a', repo: 'acme/other' })], id: 'w-a', code: 'repo_mismatch', channel: 'not_runnable' },
-  { name: 'not a git checkout', items: [mk({ id: 'w-a', repo: 'app' })], id: 'w-a', code: 'repo_mismatch', channel: 'not_runnable', over: { ws: { git: false, repo_ids: [], repo: null, branch: null } } },
+  { name: 'not a git checkout', items: [mk({ id: 'w-a', repo: 'app' })], id: 'w-a', code: 'repo_mismatch', channel: 'not_runnable', over: { ws: { git: false, repo_ids: [], repo: null, branch: null, common: null } } },
   { name: 'branch mismatch', items: [mk({ id: 'w-a', branch: 'feature' })], id: 'w-a', code: 'branch_mismatch', channel: 'not_runnable' },
   { name: 'detached HEAD', items: [mk({ id: 'w-a', branch: 'main' })], id: 'w-a', code: 'branch_mismatch', channel: 'not_runnable', over: { ws: { branch: null } } },
   { name: 'overlapping write scope leased by another', items: [mk({ id: 'w-a', write_scope: ['src/api/**'] }), mk({ id: 'w-b', write_scope: ['src/**'], claim: claim('agent:peer', null) })], id: 'w-a', code: 'write_scope_conflict', channel: 'not_runnable' },
@@ -84,6 +87,37 @@ const CASES: Array<{ name: string; items: WorkItem[]; id: string; code: string; 
   { name: 'overlap in another repo', items: [mk({ id: 'w-a', write_scope: ['src/**'], repo: 'app' }), mk({ id: 'w-b', write_scope: ['src/**'], repo: 'other', claim: claim('agent:peer', null) })], id: 'w-a', code: 'runnable', channel: 'runnable' },
   { name: 'overlap with an expired lease', items: [mk({ id: 'w-a', write_scope: ['src/**'] }), mk({ id: 'w-b', write_scope: ['src/**'], claim: claim('agent:peer', '2026-11-30T05:59:59Z') })], id: 'w-a', code: 'runnable', channel: 'runnable' },
   { name: 'overlap with own lease', items: [mk({ id: 'w-a', write_scope: ['src/**'] }), mk({ id: 'w-b', write_scope: ['src/**'], claim: claim('agent:main', null) })], id: 'w-a', code: 'runnable', channel: 'runnable' },
+  // workspace: the shared-checkout guard (issue 16)
+  { name: 'needs a worktree, in the main checkout', items: [mk({ id: 'w-a', workspace: { require_worktree: true } })], id: 'w-a', code: 'shared_checkout', channel: 'not_runnable' },
+  { name: 'needs a worktree, repo name matches but main checkout', items: [mk({ id: 'w-a', repo: 'acme/app', branch: 'main', workspace: { require_worktree: true } })], id: 'w-a', code: 'shared_checkout', channel: 'not_runnable' },
+  { name: 'needs a worktree, in a linked worktree of the repo', items: [mk({ id: 'w-a', repo: 'acme/app', workspace: { require_worktree: true } })], id: 'w-a', code: 'runnable', channel: 'runnable', over: { ws: { worktree: true } } },
+  { name: 'needs a worktree, worktree of another repo', items: [mk({ id: 'w-a', repo: 'acme/other', workspace: { require_worktree: true } })], id: 'w-a', code: 'repo_mismatch', channel: 'not_runnable', over: { ws: { worktree: true } } },
+  { name: 'needs a worktree, no repo named: a worktree of the home repository', items: [mk({ id: 'w-a', workspace: { require_worktree: true } })], id: 'w-a', code: 'runnable', channel: 'runnable', over: { ws: { worktree: true }, homeRepo: () => '/src/app/.git' } },
+  { name: 'needs a worktree, no repo named: a worktree of another repository', items: [mk({ id: 'w-a', workspace: { require_worktree: true } })], id: 'w-a', code: 'repo_mismatch', channel: 'not_runnable', over: { ws: { worktree: true, common: '/src/other/.git' }, homeRepo: () => '/src/app/.git' } },
+  { name: 'needs a worktree, not a git checkout', items: [mk({ id: 'w-a', workspace: { require_worktree: true } })], id: 'w-a', code: 'shared_checkout', channel: 'not_runnable', over: { ws: { git: false, repo_ids: [], repo: null, branch: null, common: null } } },
+  { name: 'home requires worktrees', items: [mk({ id: 'w-a' })], id: 'w-a', code: 'shared_checkout', channel: 'not_runnable', over: { policy: { max_age_ms: null, require_worktree: true } } },
+  { name: 'home requires worktrees, the item opts out', items: [mk({ id: 'w-a', workspace: { require_worktree: false } })], id: 'w-a', code: 'runnable', channel: 'runnable', over: { policy: { max_age_ms: null, require_worktree: true } } },
+  // claims: role exclusions (issue 16)
+  { name: 'exclude role: the implementer of the dependency may not review it', items: [mk({ id: 'w-a', action: 'review', exclude: ['role:implementer'], depends_on: ['w-i'], observed: ev(HEAD) }), mk({ id: 'w-i', role: 'implementer', status: 'done', claim: claim('agent:main', '2026-11-30T05:30:00Z') })], id: 'w-a', code: 'excluded', channel: 'not_runnable' },
+  { name: 'exclude role: another agent implemented it', items: [mk({ id: 'w-a', action: 'review', exclude: ['role:implementer'], depends_on: ['w-i'], observed: ev(HEAD) }), mk({ id: 'w-i', role: 'implementer', status: 'done', claim: claim('agent:peer', '2026-11-30T05:30:00Z') })], id: 'w-a', code: 'runnable', channel: 'runnable' },
+  { name: 'exclude role: completed by this agent, review named as its successor', items: [mk({ id: 'w-a', exclude: ['role:implementer'] }), mk({ id: 'w-i', role: 'implementer', status: 'done', successors: ['w-a'], delivery: { result: 'r', evidence: [], outstanding: [], completed_at: '', completed_by: 'agent:main' } })], id: 'w-a', code: 'excluded', channel: 'not_runnable' },
+  { name: 'exclude role: the related item serves another role', items: [mk({ id: 'w-a', exclude: ['role:implementer'], depends_on: ['w-i'] }), mk({ id: 'w-i', role: 'monitor', status: 'done', claim: claim('agent:main', null) })], id: 'w-a', code: 'runnable', channel: 'runnable' },
+  // freshness and evidence (issue 16): flags, the item stays runnable
+  { name: 'evidence on HEAD', items: [mk({ id: 'w-a', observed: ev(HEAD) })], id: 'w-a', code: 'runnable', channel: 'runnable' },
+  { name: 'evidence on a short sha of HEAD', items: [mk({ id: 'w-a', observed: ev('c3c3c3c') })], id: 'w-a', code: 'runnable', channel: 'runnable' },
+  { name: 'evidence on a commit HEAD moved past', items: [mk({ id: 'w-a', observed: ev('c1c1c1c1') })], id: 'w-a', code: 'stale_commit', channel: 'runnable' },
+  { name: 'last progress on a commit HEAD moved past', items: [mk({ id: 'w-a', observed: { evidence_at: null, evidence_commit: null, progress_commit: 'c2c2c2c2' } })], id: 'w-a', code: 'stale_commit', channel: 'runnable' },
+  { name: 'evidence on a commit the repository lacks', items: [mk({ id: 'w-a', observed: ev('deadbeef') })], id: 'w-a', code: 'stale_commit', channel: 'runnable' },
+  { name: 'evidence on another line of history is not stale', items: [mk({ id: 'w-a', observed: ev('x9x9x9x9') })], id: 'w-a', code: 'runnable', channel: 'runnable' },
+  { name: 'evidence on a commit, outside git', items: [mk({ id: 'w-a', observed: ev('c1c1c1c1') })], id: 'w-a', code: 'stale_commit', channel: 'runnable', over: { head: () => null } },
+  { name: 'evidence older than the item max_age', items: [mk({ id: 'w-a', freshness: { max_age: '1d' }, observed: ev(HEAD, '2026-11-29T05:59:59Z') })], id: 'w-a', code: 'stale_age', channel: 'runnable' },
+  { name: 'evidence within the item max_age', items: [mk({ id: 'w-a', freshness: { max_age: '1d' }, observed: ev(HEAD, '2026-11-29T06:00:01Z') })], id: 'w-a', code: 'runnable', channel: 'runnable' },
+  { name: 'evidence older than the home max_age', items: [mk({ id: 'w-a', observed: ev(null, '2026-11-01T00:00:00Z') })], id: 'w-a', code: 'stale_age', channel: 'runnable', over: { policy: { max_age_ms: 7 * 86_400_000, require_worktree: false } } },
+  { name: 'home max_age, the item turns it off', items: [mk({ id: 'w-a', freshness: { max_age: 'off' }, observed: ev(null, '2026-11-01T00:00:00Z') })], id: 'w-a', code: 'runnable', channel: 'runnable', over: { policy: { max_age_ms: 7 * 86_400_000, require_worktree: false } } },
+  { name: 'a review without the commit reviewed', items: [mk({ id: 'w-a', action: 'review', observed: ev(null) })], id: 'w-a', code: 'evidence_missing', channel: 'runnable' },
+  { name: 'a review with no evidence at all', items: [mk({ id: 'w-a', action: 'review' })], id: 'w-a', code: 'evidence_missing', channel: 'runnable' },
+  { name: 'a review with the commit reviewed', items: [mk({ id: 'w-a', action: 'review', observed: ev(HEAD) })], id: 'w-a', code: 'runnable', channel: 'runnable' },
+  { name: 'stale evidence never hides an earlier failure', items: [mk({ id: 'w-a', observed: ev('c1c1c1c1'), needs_decision: ['api:action:x'] }), gate('w-g', 'api:action:x')], id: 'w-a', code: 'gate_pending', channel: 'not_runnable' },
 ];
 
 describe('frontier filters', () => {
@@ -94,8 +128,10 @@ describe('frontier filters', () => {
       expect({ code: e.code, channel: e.channel }).toEqual({ code: c.code, channel: c.channel });
       // explain runs every check in SPEC order, and its first failure is the frontier's verdict.
       expect(e.checks.map((x) => x.check)).toEqual([...CHECKS]);
-      const firstFail = e.checks.find((x) => !x.pass);
-      expect(firstFail?.code ?? 'runnable').toBe(c.code);
+      // The first failure decides; with none, a flag of the last check (freshness) does.
+      const decisive = e.checks.find((x) => !x.pass) ?? e.checks.find((x) => x.code !== 'ok');
+      expect(decisive?.code ?? 'runnable').toBe(c.code);
+      expect(e.runnable).toBe(c.channel === 'runnable');
       const v = evaluate(prepare(inp), inp.items.find((i) => i.id === c.id)!);
       expect(v.code).toBe(c.code);
       if (c.code !== 'runnable') expect(REASONS[c.code as keyof typeof REASONS].channel).toBe(c.channel);
@@ -103,6 +139,14 @@ describe('frontier filters', () => {
       if (c.channel !== 'closed') expect((f as any)[c.channel].map((x: any) => x.id)).toContain(c.id);
     });
   }
+});
+
+describe('the reason codes', () => {
+  it('docs/frontier.md documents every code with its check, and every check has a code', () => {
+    const doc = readFileSync(new URL('../../docs/frontier.md', import.meta.url), 'utf8');
+    for (const [code, info] of Object.entries(REASONS)) expect(doc, code).toMatch(new RegExp(`^\\| \`${code}\` \\| ${info.check} \\|`, 'm'));
+    for (const check of CHECKS) expect(Object.values(REASONS).some((r) => r.check === check), check).toBe(true);
+  });
 });
 
 describe('the frontier as a whole', () => {
@@ -137,6 +181,55 @@ describe('the frontier as a whole', () => {
     ];
     expect(computeFrontier(input(items)).runnable.map((r) => r.id)).toEqual(['w-mine', 'w-p0-old', 'w-p0-old-b', 'w-p0-new', 'w-p2', 'w-none']);
     expect(computeFrontier(input([...items].reverse())).runnable.map((r) => r.id)).toEqual(['w-mine', 'w-p0-old', 'w-p0-old-b', 'w-p0-new', 'w-p2', 'w-none']);
+  });
+
+  it('orders flagged (stale, unproven) items after fresh ones of the same priority, never above a higher priority', () => {
+    const items = [
+      mk({ id: 'w-p1-stale-old', priority: 'P1', created_at: '2026-01-01T00:00:00Z', observed: ev('c1c1c1c1') }),
+      mk({ id: 'w-p1-fresh-new', priority: 'P1', created_at: '2026-01-09T00:00:00Z', observed: ev(HEAD) }),
+      mk({ id: 'w-p1-review', priority: 'P1', created_at: '2026-01-02T00:00:00Z', action: 'review' }),
+      mk({ id: 'w-p2-fresh', priority: 'P2', created_at: '2026-01-01T00:00:00Z' }),
+      mk({ id: 'w-p0-stale', priority: 'P0', created_at: '2026-01-05T00:00:00Z', observed: ev('deadbeef') }),
+      mk({ id: 'w-p3-mine-stale', priority: 'P3', observed: ev('c2c2c2c2'), claim: claim('agent:main', null) }),
+    ];
+    const want = ['w-p3-mine-stale', 'w-p0-stale', 'w-p1-fresh-new', 'w-p1-stale-old', 'w-p1-review', 'w-p2-fresh'];
+    const f = computeFrontier(input(items));
+    expect(f.runnable.map((r) => r.id)).toEqual(want);
+    expect(computeFrontier(input([...items].reverse())).runnable.map((r) => r.id)).toEqual(want);
+    expect(f.runnable.map((r) => r.code)).toEqual(['stale_commit', 'stale_commit', 'runnable', 'stale_commit', 'evidence_missing', 'runnable']);
+    expect(f.counts).toMatchObject({ runnable: 6, by_code: { runnable: 2, stale_commit: 3, evidence_missing: 1 } });
+    // pick takes the same order.
+    expect(runnableInOrder(prepare(input(items))).map((v) => v.item.id)).toEqual(want);
+  });
+
+  it('a freshness limit bounds the time the answer holds; git is asked only for items that record a commit', () => {
+    const bounds = { from: -Infinity, until: Infinity };
+    const at = '2026-11-29T12:00:00Z';
+    const item = mk({ id: 'w-a', freshness: { max_age: '1d' }, observed: ev(null, at) });
+    expect(computeFrontier(input([item]), { bounds }).runnable[0].code).toBe('runnable');
+    expect(bounds.until).toBe(Date.parse(at) + 86_400_000);
+    expect(computeFrontier(input([item], { nowMs: bounds.until })).runnable[0].code).toBe('stale_age');
+    let heads = 0;
+    let ancestries = 0;
+    const counted = (items: WorkItem[]) => ({ ...input(items), head: () => (heads++, HEAD), ancestry: () => (ancestries++, 'ancestor' as const) });
+    computeFrontier(counted([mk({ id: 'w-a' }), mk({ id: 'w-b', observed: ev(null) }), mk({ id: 'w-c', status: 'done', observed: ev('c1c1c1c1') })]));
+    expect([heads, ancestries]).toEqual([0, 0]);
+    computeFrontier(counted([mk({ id: 'w-a', observed: ev(HEAD) })]));
+    expect([heads, ancestries]).toEqual([1, 0]);
+    // An item stopped by an earlier check never reaches freshness: no git for it.
+    computeFrontier(counted([mk({ id: 'w-a', observed: ev('c1c1c1c1'), requires: ['gpu'] })]));
+    expect([heads, ancestries]).toEqual([1, 0]);
+    computeFrontier(counted([mk({ id: 'w-a', observed: ev('c1c1c1c1') })]));
+    expect([heads, ancestries]).toEqual([2, 1]);
+  });
+
+  it('explain shows every flag of the freshness check; the first is the code', () => {
+    const e = explain(input([mk({ id: 'w-a', action: 'review', observed: { evidence_at: null, evidence_commit: null, progress_commit: 'c1c1c1c1' } })]), 'w-a');
+    expect(e).toMatchObject({ channel: 'runnable', runnable: true, code: 'stale_commit' });
+    const fresh = e.checks.at(-1)!;
+    expect(fresh).toMatchObject({ check: 'freshness', pass: true, code: 'stale_commit' });
+    expect(fresh.detail).toMatch(/last progress was observed on c1c1c1c1; HEAD has moved past it/);
+    expect(fresh.detail).toMatch(/a review needs evidence naming the commit reviewed: holon evidence w-a/);
   });
 
   it('counts are computed before the display cap; needs_decision is never cut', () => {

@@ -1,6 +1,7 @@
 import { invalid } from '../../core/errors.js';
 import { findCycles, type GraphNode } from '../../core/graph-check.js';
 import { normalizeDecisionScope } from '../../core/graph-fields.js';
+import { validMaxAge } from '../../core/frontier-freshness.js';
 import { CLASSES, PRIORITIES, type Priority, type TaskClass, type WorkItem } from '../../core/types.js';
 import { appendHistory, viewOf, workItemJson, type WorkDoc } from '../../core/workitem.js';
 import { formatBudget, isBudgetBlocker, parseBudget, type Budget } from '../../core/budget.js';
@@ -26,6 +27,9 @@ export interface EditOptions {
   title?: string;
   class?: string;
   action?: string;
+  role?: string;
+  requireWorktree?: string;
+  maxAge?: string;
   priority?: string;
   repo?: string;
   branch?: string;
@@ -51,9 +55,20 @@ function applyEdits(item: WorkItem, opts: EditOptions, resolveId: (id: string) =
     else if (!PRIORITIES.includes(p as Priority)) throw invalid(`unknown priority "${opts.priority}"`, 'use P0 (highest) .. P4, or none');
     else next.priority = p as Priority;
   }
-  for (const key of ['action', 'repo', 'branch'] as const) {
+  for (const key of ['action', 'role', 'repo', 'branch'] as const) {
     const v = opts[key];
-    if (v !== undefined) next[key] = clearing(v) ? null : v;
+    if (v !== undefined) next[key] = clearing(v) ? null : v.trim();
+  }
+  if (opts.requireWorktree !== undefined) {
+    const v = opts.requireWorktree.toLowerCase();
+    if (clearing(v)) next.workspace = null;
+    else if (['yes', 'true', 'no', 'false'].includes(v)) next.workspace = { ...item.workspace, require_worktree: v === 'yes' || v === 'true' };
+    else throw invalid(`--require-worktree "${opts.requireWorktree}" is not yes, no or none`, 'holon edit ID --require-worktree yes');
+  }
+  if (opts.maxAge !== undefined) {
+    if (clearing(opts.maxAge)) next.freshness = null;
+    else if (!validMaxAge(opts.maxAge)) throw invalid(`--max-age "${opts.maxAge}" is not a duration`, 'use e.g. 7d, 36h, or off');
+    else next.freshness = { ...item.freshness, max_age: opts.maxAge.trim() };
   }
   if (opts.decisionScope !== undefined) {
     const cur = normalizeDecisionScope(item.decision_scope);

@@ -11,8 +11,8 @@ async function apply(ctx: Ctx, args: string[], opts: { json?: boolean; work?: st
   out(`${ref.id} ${changed ? `revision ${item.revision}` : 'unchanged'}`);
 }
 
-export function runProgress(ctx: Ctx, args: string[], opts: { onReturn?: string; json?: boolean; work?: string }) {
-  return apply(ctx, args, opts, 'progress', (ref, text) => progress(ctx, ref, { text, onReturn: opts.onReturn }));
+export function runProgress(ctx: Ctx, args: string[], opts: { onReturn?: string; commit?: string; json?: boolean; work?: string }) {
+  return apply(ctx, args, opts, 'progress', (ref, text) => progress(ctx, ref, { text, onReturn: opts.onReturn, commit: opts.commit }));
 }
 
 export function runEvidence(ctx: Ctx, args: string[], opts: { commit?: string; run?: string; json?: boolean; work?: string }) {

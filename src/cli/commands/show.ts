@@ -37,7 +37,9 @@ export function run(ctx: Ctx, args: string[], opts: { json?: boolean }): void {
   if (opts.json) return printJson({ ...workItemJson(view), focus, file: ref.file, runs: totals.runs, tokens: totals.tokens, cost_usd: totals.cost_usd, ...budgetsJson(budgets) });
   const i = view;
   out(`${bold(i.id)}  ${i.title}`);
-  out(dim(`status ${i.status} · class ${i.class} · priority ${i.priority ?? '-'} · agent ${i.agent} · revision ${i.revision}${focus ? ' · focus' : ''}`));
+  out(dim(`status ${i.status} · class ${i.class}${i.action ? ` · action ${i.action}` : ''}${i.role ? ` · role ${i.role}` : ''} · priority ${i.priority ?? '-'} · agent ${i.agent} · revision ${i.revision}${focus ? ' · focus' : ''}`));
+  const guards = [i.workspace?.require_worktree != null && `require_worktree ${i.workspace.require_worktree}`, i.freshness?.max_age && `evidence max_age ${i.freshness.max_age}`, i.exclude.length && `exclude ${i.exclude.join(', ')}`].filter(Boolean);
+  if (guards.length) out(`guards: ${guards.join(' · ')}`);
   if (i.depends_on.length) out(`depends on: ${i.depends_on.join(', ')}`);
   for (const w of i.waits) {
     const why = w.settled_by && w.settled_reason === 'event' ? `by ${w.settled_by.source} event ${w.settled_by.event}` : w.settled_reason;

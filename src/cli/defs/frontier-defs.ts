@@ -6,7 +6,7 @@ const LIST_FLAGS: Array<[string, string]> = [
   ['requires', 'capabilities'],
   ['write-scope', 'write globs'],
   ['needs-decision', 'decision scopes kind:granularity:key'],
-  ['exclude', 'agents that may not take it'],
+  ['exclude', 'agents that may not take it (or role:R)'],
   ['resume-when', 'conditions at:ISO, done:ID, event:RESOURCE, capability:NAME'],
 ];
 
@@ -86,6 +86,9 @@ export function defineFrontierCommands(program: Command): void {
     .option('--title <text>', 'new title')
     .option('--class <class>', 'advancement_task | continuous_monitor | user_gate | user_action | blocker')
     .option('--action <kind>', 'action kind (none clears it)')
+    .option('--role <role>', 'the role it serves, e.g. reviewer (none clears it)')
+    .option('--require-worktree <yes|no>', 'writes need a dedicated git worktree (none clears it: the home default applies)')
+    .option('--max-age <duration>', 'freshness limit of its evidence, e.g. 7d, or off (none clears it: the home default applies)')
     .option('--priority <P>', 'P0 .. P4 (none clears it)')
     .option('--repo <name>', 'repository it must run in (none clears it)')
     .option('--branch <name>', 'branch the checkout must be on (none clears it)')

@@ -29,6 +29,7 @@ export function defineWorkCommands(program: Command): void {
     .option('--title <text>', 'short title (default: the first line of the objective)')
     .option('--class <class>', 'advancement_task | continuous_monitor | user_gate | user_action | blocker')
     .option('--action <kind>', 'action kind, e.g. review, implement, release')
+    .option('--role <role>', 'the role it serves, e.g. implementer, reviewer, monitor (usable in --exclude role:R)')
     .option('--priority <P>', 'P0 (highest) .. P4')
     .option('--depends-on <ids>', 'ids that must be done first (comma-separated or repeated)', list)
     .option('--accept <criterion>', 'an acceptance criterion (repeatable)', collect)
@@ -38,9 +39,11 @@ export function defineWorkCommands(program: Command): void {
     .option('--write-scope <globs>', 'paths it writes, as globs relative to the repo (comma-separated or repeated)', list)
     .option('--needs-decision <scope>', 'a decision it needs first, kind:granularity:key (repeatable)', collect)
     .option('--decision-scope <scope>', 'for a user_gate: the decision it stands for, kind:granularity:key')
-    .option('--exclude <agents>', 'agents that may not take it (comma-separated or repeated)', list)
+    .option('--exclude <agents>', 'agents that may not take it, or role:R for whoever served role R on the work it follows (comma-separated or repeated)', list)
     .option('--resume-when <cond>', 'at:ISO, done:ID, event:RESOURCE or capability:NAME (repeatable)', collect)
     .option('--budget <limits>', 'what its runs may spend, e.g. tokens=2M,cost=5usd,runs=20,time=2h (docs/budgets.md)')
+    .option('--require-worktree', 'writes need a dedicated git worktree: the main checkout is refused (shared_checkout)')
+    .option('--max-age <duration>', 'evidence older than this is stale (e.g. 7d; off ignores the home default)')
     .option('--pick', 'also make it the agent\'s focus')
     .option('--json', 'print the new WorkItem as JSON')
     .action(lazy(() => import('../commands/new.js')));
@@ -75,6 +78,7 @@ export function defineWorkCommands(program: Command): void {
     .argument('<args...>', '[ID] TEXT')
     .description('append a progress entry (ID defaults to the focus)')
     .option('--on-return <text>', 'also replace the On return note')
+    .option('--commit <sha>', 'the commit this progress was made on (HEAD works; the frontier flags it stale once HEAD moves past it)')
     .option('--work <id>', 'the WorkItem (instead of a first word that names it; default: the focus)')
     .option('--json', 'print the updated WorkItem as JSON')
     .action(lazy(() => import('../commands/record.js'), 'runProgress'));

@@ -1,25 +1,10 @@
-import { HolonError, notFound, usage } from '../core/errors.js';
-import { readFocus } from '../store/focus.js';
-import { locateWork, type WorkRef } from '../store/work-store.js';
+import { HolonError, usage } from '../core/errors.js';
+import { resolveItem } from '../ops/target.js';
+import type { WorkRef } from '../store/work-store.js';
 import type { Ctx } from './context.js';
 
-/** The WorkItem a command is about: the given id (or prefix), else the agent's focus. */
-export function targetItem(ctx: Ctx, id: string | undefined): WorkRef {
-  const home = ctx.home();
-  if (id) return locateWork(home, id, ctx.globals.agent ?? ctx.env.HOLON_AGENT ?? safeAgent(ctx));
-  const agent = ctx.agent();
-  const focus = readFocus(home, agent).work_item;
-  if (!focus) throw notFound(`agent "${agent}" has no focus and no id was given`, 'pass an id, or pick one first: `holon pick ID` (see `holon list`)');
-  return locateWork(home, focus, agent);
-}
-
-function safeAgent(ctx: Ctx): string | undefined {
-  try {
-    return ctx.agent();
-  } catch {
-    return undefined;
-  }
-}
+/** The WorkItem a command is about: the given id (or prefix), else the agent's focus (ops/target.ts). */
+export const targetItem = (ctx: Ctx, id: string | undefined): WorkRef => resolveItem(ctx, id);
 
 /** The full shape of a WorkItem id: a word like this that names no item is a mistyped id, never text. */
 const WORK_ID = /^w-[0-9a-z]{8}$/;

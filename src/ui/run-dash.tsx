@@ -4,7 +4,7 @@ import { SCHEMA_VERSION } from '../cli/output.js';
 import { decideGate } from '../ops/decide.js';
 import { tellAgent } from '../ops/deliver-event.js';
 import { readHomeSnapshot, readRecordText, type HomeSnapshot } from '../ops/home-snapshot.js';
-import { reopenItem } from '../ops/reopen.js';
+import { reopen } from '../ops/lifecycle.js';
 import { watchHome } from '../store/home-watcher.js';
 import type { Home } from '../store/home.js';
 import { locateWork } from '../store/work-store.js';
@@ -54,8 +54,11 @@ function actionsFor(o: DashOptions, clock: () => number): DashActions {
       return `told ${agent}: event ${r.event.id}${r.admitted ? '' : ' queued for the next tick'}`;
     },
     async reopen(id) {
-      const r = await reopenItem({ home, ref: locateWork(home, id), nowMs: clock() });
-      return r.changed ? `${id} reopened (revision ${r.doc.item.revision})` : `${id} unchanged`;
+      // The same operation as `holon reopen`: its authority and budget rules apply to the dashboard too.
+      const ref = locateWork(home, id);
+      const ctx = { cwd: o.cwd, env: process.env, nowMs: clock(), actor, globals: {}, home: () => home, agent: () => ref.agent };
+      const r = await reopen(ctx, ref, {});
+      return r.changed ? `${id} reopened (revision ${r.item.revision})` : `${id} unchanged`;
     },
     record(id, agent) {
       const ref = locateWork(home, id, agent);

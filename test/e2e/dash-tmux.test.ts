@@ -86,4 +86,33 @@ describe.skipIf(!HAS_TMUX)('holon dash in a real terminal (tmux)', () => {
     await until('dash to exit', () => existsSync(rc) && readFileSync(rc, 'utf8').trim() !== '');
     expect(readFileSync(rc, 'utf8').trim()).toBe('0');
   }, 300_000);
+
+  it('reopens a blocked item with u and a confirmation, through the same operation as holon reopen', async () => {
+    const p = await project('reviewer');
+    const stuck = await p.create('Publish the release notes');
+    expect((await p.h(['block', stuck, '--reason', 'the docs site is down', '--recovery', 'reopen when it is back'])).code).toBe(0);
+    const rc = join(p.dir, 'dash.rc');
+    const cmd = `env -i PATH=${JSON.stringify(process.env.PATH ?? '/usr/bin:/bin')} HOME=${JSON.stringify(p.dir)} TERM=xterm-256color ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} dash; echo $? > ${JSON.stringify(rc)}`;
+    await tmux('new-session', '-d', '-s', 'dash', '-x', '120', '-y', '50', '-c', p.dir, cmd);
+    await shows(stuck);
+    await until(`the item ${stuck} selected`, async () => {
+      const s = await screen();
+      if (s.includes(`▸  ${stuck}`)) return true;
+      await tmux('send-keys', '-t', 'dash', 'Down');
+      await new Promise((r) => setTimeout(r, 200));
+      return false;
+    });
+    await tmux('send-keys', '-t', 'dash', 'u');
+    await shows(`reopen ${stuck}? y/n`);
+    expect(readFileSync(p.workFile(stuck), 'utf8')).toContain('status: "blocked"');
+    await tmux('send-keys', '-t', 'dash', 'y');
+    await until('the record to be open again, with a History line', () => {
+      const text = readFileSync(p.workFile(stuck), 'utf8');
+      return text.includes('status: "open"') && /reopen/i.test(text.slice(text.indexOf('## History')));
+    });
+    await shows(`${stuck} reopened`);
+    await tmux('send-keys', '-t', 'dash', 'q');
+    await until('dash to exit', () => existsSync(rc) && readFileSync(rc, 'utf8').trim() !== '');
+    expect(readFileSync(rc, 'utf8').trim()).toBe('0');
+  }, 300_000);
 });

@@ -13,7 +13,7 @@
 // HOLON_METAFILE=FILE also writes esbuild's metafile (what each chunk holds, byte by byte) for a closer look.
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,9 +36,16 @@ function buildId() {
 }
 
 const id = buildId();
-// Old chunks are left in place: their names carry a content hash, and a running `holon watch` of the
-// previous build may still import one of them lazily.
+// The previous build's chunks are left in place: their names carry a content hash, and a running
+// `holon watch` of that build may still import one of them lazily. Older ones are removed below.
 mkdirSync(OUT, { recursive: true });
+const previous = (() => {
+  try {
+    return Object.keys(JSON.parse(readFileSync(join(OUT, 'chunks.json'), 'utf8')));
+  } catch {
+    return [];
+  }
+})();
 
 const common = { bundle: true, platform: 'node', target: 'node20', legalComments: 'none', logLevel: 'warning' };
 
@@ -146,4 +153,7 @@ for (const [file, out] of Object.entries(result.metafile.outputs)) {
 }
 if (process.env.HOLON_METAFILE) writeFileSync(process.env.HOLON_METAFILE, JSON.stringify(result.metafile));
 writeFileSync(join(OUT, 'chunks.json'), `${JSON.stringify(chunks, null, 1)}\n`);
+// Keep this build's and the previous build's files; anything older no running holon can still need.
+const keep = new Set([...Object.keys(chunks), ...previous, 'chunks.json', 'yaml.cjs']);
+for (const f of readdirSync(OUT)) if (!keep.has(f)) rmSync(join(OUT, f), { force: true });
 writeFileSync(join(ROOT, 'dist/build-id.txt'), `${id}\n`);

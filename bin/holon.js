@@ -8,6 +8,9 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
 }
 const { default: v8 } = await import('node:v8');
 
+// The bundle is minified: a stack trace names the sources only through its source maps.
+if (process.env.HOLON_DEBUG) process.setSourceMapsEnabled(true);
+
 // A command runs for a fraction of a second: optimizing compilation costs more CPU than it saves.
 // The long-running watch keeps it.
 if (!argv.includes('watch') && !process.env.HOLON_V8_OPT) v8.setFlagsFromString('--no-opt');

@@ -47,7 +47,9 @@ const previous = (() => {
   }
 })();
 
-const common = { bundle: true, platform: 'node', target: 'node20', legalComments: 'none', logLevel: 'warning' };
+// Minified: a short command spends a fifth of its cpu compiling the code it loads, and minified code
+// compiles about a fifth faster. The source maps beside it give the stack traces of HOLON_DEBUG=1 (bin/holon.js).
+const common = { bundle: true, platform: 'node', target: 'node20', legalComments: 'none', logLevel: 'warning', minify: true, sourcemap: 'linked' };
 
 // yaml as one CommonJS file: required synchronously on first use, like the package itself.
 await build({ ...common, entryPoints: [join(ROOT, 'node_modules/yaml/dist/index.js')], format: 'cjs', outfile: join(OUT, 'yaml.cjs') });

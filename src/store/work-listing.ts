@@ -44,21 +44,52 @@ function statKeys(dir: string): { names: string[]; stats: Float64Array; racy: Se
   // bytes, and the key strings are built only when the graph must be loaded.
   const stats = new Float64Array(all.length * 4);
   const racy = new Set<string>();
-  const prefix = dir + '/';
   const since = Date.now() - RACY_MS;
   let j = 0;
-  for (const name of all) {
-    if (!name.endsWith('.md')) continue;
-    const s = statSync(prefix + name, { throwIfNoEntry: false });
-    if (!s) continue;
-    names.push(name);
-    stats[j++] = s.ino;
-    stats[j++] = s.size;
-    stats[j++] = s.mtimeMs;
-    stats[j++] = s.ctimeMs;
-    if (s.ctimeMs > since || s.mtimeMs > since) racy.add(name);
+  // Names relative to the folder: the kernel then resolves one path component per stat instead of the
+  // whole absolute path, about a quarter less time per file. The working directory is changed only
+  // for this synchronous loop (every other path holon uses is absolute) and always restored.
+  const cwd = inFolder(dir);
+  try {
+    for (const name of all) {
+      if (!name.endsWith('.md')) continue;
+      const s = statSync(cwd ? name : `${dir}/${name}`, { throwIfNoEntry: false });
+      if (!s) continue;
+      names.push(name);
+      stats[j++] = s.ino;
+      stats[j++] = s.size;
+      stats[j++] = s.mtimeMs;
+      stats[j++] = s.ctimeMs;
+      if (s.ctimeMs > since || s.mtimeMs > since) racy.add(name);
+    }
+  } finally {
+    if (cwd) restore(cwd);
   }
   return { names, stats: stats.subarray(0, j), racy };
+}
+
+/**
+ * Enters `dir` for a run of relative stats and returns the directory to go back to; null where that
+ * cannot be done (a worker thread, or a current directory that no longer exists): absolute paths then.
+ */
+function inFolder(dir: string): string | null {
+  let back: string;
+  try {
+    back = process.cwd();
+    process.chdir(dir);
+  } catch {
+    return null;
+  }
+  return back;
+}
+
+function restore(dir: string): void {
+  try {
+    process.chdir(dir);
+  } catch {
+    // The old directory was removed meanwhile: holon works with absolute paths (ctx.cwd was read at
+    // start), so staying in the work folder changes nothing it does.
+  }
 }
 
 /** One agent's work files and their keys, and its graph cache file. */

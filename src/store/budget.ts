@@ -8,9 +8,9 @@ import type { WorkItem } from '../core/types.js';
 import { iso } from '../core/time.js';
 import { readAgent } from './agents.js';
 import { fileKey, writeCache } from './cache-file.js';
-import { agentDir, type Home } from './home.js';
+import { agentDir, listAgents, type Home } from './home.js';
 import { listRuns, runsDir } from './runs.js';
-import { listCommands, listThreads } from './threads.js';
+import { listCommands, listThreads, threadsDir } from './threads.js';
 import { readdirSync, readFileSync } from 'node:fs';
 
 /**
@@ -166,13 +166,32 @@ export function budgetsConfigured(home: Home, agent: string): { item: boolean; d
   };
 }
 
-/** A signature of the run records and thread folders (names and stat keys), for the frontier cache. */
-export function spendingSignature(home: Home): string {
+/** Names and stat keys of a folder's entries (optionally only those ending in `ext`), '' when it is absent. */
+function dirSignature(dir: string, ext?: string): string {
   let names: string[];
   try {
-    names = readdirSync(runsDir(home)).filter((f) => f.endsWith('.json')).sort();
+    names = readdirSync(dir).filter((f) => !ext || f.endsWith(ext)).sort();
   } catch {
-    names = [];
+    return '';
   }
-  return names.map((n) => `${n}:${fileKey(join(runsDir(home), n)) ?? '-'}`).join('|');
+  return names.map((n) => `${n}:${fileKey(join(dir, n)) ?? '-'}`).join('|');
+}
+
+/**
+ * A signature of what spending is read from, for the frontier cache: the run records, and every
+ * agent's threads (thread.yaml names the item, commands/*.yaml carry the tokens, cost and time).
+ */
+export function spendingSignature(home: Home): string {
+  const parts = [dirSignature(runsDir(home), '.json')];
+  for (const a of listAgents(home)) {
+    const dir = threadsDir(home, a);
+    let ids: string[];
+    try {
+      ids = readdirSync(dir).sort();
+    } catch {
+      continue;
+    }
+    for (const t of ids) parts.push(`${a}/${t}:${fileKey(join(dir, t, 'thread.yaml')) ?? '-'}[${dirSignature(join(dir, t, 'commands'), '.yaml')}]`);
+  }
+  return parts.join('\n');
 }

@@ -138,6 +138,8 @@ export interface Spending {
   time: number;
   /** Runs and commands that reported no cost (a cost budget cannot see them). */
   uncosted: number;
+  /** Entries in flight whose time counts up to now (so `time` grows by this many ms per ms). */
+  open: number;
 }
 
 export const countedTokens = (t: TokenUse) => t.uncached_input + t.cache_write + t.output;
@@ -156,7 +158,7 @@ export interface SpendEntry {
 
 /** Sums the entries started at or after `sinceMs` (a reopen of a budget-blocked item starts afresh). */
 export function sumSpending(entries: SpendEntry[], nowMs: number, sinceMs = -Infinity): Spending {
-  const s: Spending = { tokens: 0, cache_read: 0, cost: 0, runs: 0, time: 0, uncosted: 0 };
+  const s: Spending = { tokens: 0, cache_read: 0, cost: 0, runs: 0, time: 0, uncosted: 0, open: 0 };
   for (const e of entries) {
     const start = Date.parse(e.started_at);
     if (!(start >= sinceMs)) continue;
@@ -169,10 +171,23 @@ export function sumSpending(entries: SpendEntry[], nowMs: number, sinceMs = -Inf
     if (e.run) s.runs++;
     const end = e.ended_at ? Date.parse(e.ended_at) : nowMs;
     if (e.duration_ms != null) s.time += e.duration_ms;
-    else if (end > start) s.time += end - start;
+    else {
+      if (end > start) s.time += end - start;
+      if (!e.ended_at) s.open++;
+    }
   }
   s.cost = Math.round(s.cost * 1e10) / 1e10;
   return s;
+}
+
+/**
+ * When a `time` limit not yet spent will be, as runs in flight keep counting (null: never by the clock
+ * alone). A cached verdict is good until then (the frontier's result cache takes it as a time bound).
+ */
+export function timeSpentAt(b: Budget, s: Spending, nowMs: number): number | null {
+  const limit = b.time;
+  if (limit == null || !s.open || s.time >= limit) return null;
+  return nowMs + Math.ceil((limit - s.time) / s.open);
 }
 
 export type BudgetState = 'none' | 'ok' | 'warn' | 'exhausted';

@@ -42,8 +42,12 @@ export interface FrontierInput {
   workspace: () => Workspace;
   /** Resources of admitted events of an agent (for resume_when event:...). */
   admittedEvents: (agent: string) => Set<string>;
-  /** Why a budget stops the item now (its own or its agent's day), with when that ends if it ends by itself; null when none does. */
-  budget?: (item: WorkItem) => { detail: string; untilMs: number | null } | null;
+  /**
+   * Why a budget stops the item now (its own or its agent's day; detail null: it does not), with the
+   * moment the answer flips by the clock alone (the day ends, a run in flight spends `time`); null when
+   * no budget applies and nothing flips.
+   */
+  budget?: (item: WorkItem) => { detail: string | null; untilMs: number | null } | null;
   /** The checkout's HEAD commit; called only when an item records a commit (freshness). */
   head: () => string | null;
   /** How a recorded commit relates to HEAD; called only when it differs from HEAD. */
@@ -145,7 +149,7 @@ function checkStatus(p: Prepared, item: WorkItem): CheckResult {
   const spent = p.input.budget?.(item);
   if (spent) {
     if (spent.untilMs !== null) timeSeen(p.bounds, p.input.nowMs, spent.untilMs);
-    return fail('status', 'budget_exhausted', spent.detail);
+    if (spent.detail !== null) return fail('status', 'budget_exhausted', spent.detail);
   }
   return ok(p, 'status', () => `status ${item.status}, class ${item.class}`);
 }

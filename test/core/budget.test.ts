@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  budgetVerdict, dayWindow, describeFigures, formatBudget, layerBudgets, parseBudget, parseWarnAt, sumSpending,
+  budgetVerdict, dayWindow, describeFigures, formatBudget, layerBudgets, parseBudget, parseWarnAt, sumSpending, timeSpentAt,
   type SpendEntry,
 } from '../../src/core/budget.js';
 import { HolonError } from '../../src/core/errors.js';
@@ -74,7 +74,7 @@ describe('sumSpending', () => {
   const now = Date.parse('2026-12-01T13:00:05Z');
 
   it('counts input + cache writes + output, shows cache reads apart, sums cost, runs and wall time', () => {
-    expect(sumSpending(entries, now)).toEqual({ tokens: 170 + 15 + 2, cache_read: 10_000, cost: 0.75, runs: 3, time: 60_000 + 30_000 + 10_000 + 5_000, uncosted: 1 });
+    expect(sumSpending(entries, now)).toEqual({ tokens: 170 + 15 + 2, cache_read: 10_000, cost: 0.75, runs: 3, time: 60_000 + 30_000 + 10_000 + 5_000, uncosted: 1, open: 1 });
   });
 
   it('counts only what started since a reopen', () => {
@@ -85,11 +85,25 @@ describe('sumSpending', () => {
     expect(sumSpending([{ ...run('2026-12-01T10:00:00Z', '2026-12-01T10:00:00Z', null, null), duration_ms: 420 }], now).time).toBe(420);
   });
 
-  it('is zero for no entries', () => expect(sumSpending([], now)).toEqual({ tokens: 0, cache_read: 0, cost: 0, runs: 0, time: 0, uncosted: 0 }));
+  it('is zero for no entries', () => expect(sumSpending([], now)).toEqual({ tokens: 0, cache_read: 0, cost: 0, runs: 0, time: 0, uncosted: 0, open: 0 }));
+});
+
+describe('timeSpentAt', () => {
+  const now = Date.parse('2026-12-01T10:00:10Z');
+  const open = run('2026-12-01T10:00:05Z', null, null, null);
+
+  it('is when runs in flight spend what is left of a time limit, null when the clock changes nothing', () => {
+    const s = sumSpending([open], now);
+    expect(timeSpentAt({ time: 60_000 }, s, now)).toBe(Date.parse('2026-12-01T10:01:05Z'));
+    expect(timeSpentAt({ time: 60_000 }, sumSpending([open, open], now), now)).toBe(now + 25_000);
+    expect(timeSpentAt({ runs: 5 }, s, now)).toBeNull();
+    expect(timeSpentAt({ time: 5_000 }, s, now)).toBeNull(); // spent already
+    expect(timeSpentAt({ time: 60_000 }, sumSpending([run('2026-12-01T10:00:05Z', '2026-12-01T10:00:07Z', null, null)], now), now)).toBeNull();
+  });
 });
 
 describe('budgetVerdict', () => {
-  const spent = { tokens: 1600, cache_read: 50_000, cost: 0.2, runs: 2, time: 1000, uncosted: 0 };
+  const spent = { tokens: 1600, cache_read: 50_000, cost: 0.2, runs: 2, time: 1000, uncosted: 0, open: 0 };
 
   it('is none without a limit, ok below the warning share, warn from it, exhausted once spent reaches the limit', () => {
     expect(budgetVerdict({}, spent).state).toBe('none');

@@ -11,6 +11,7 @@ import { readHead, readWorkspace } from './workspace.js';
 import { ancestryCache, type AncestryCache } from './ancestry-cache.js';
 import { maxAgeMs, NO_POLICY, type Ancestry, type FrontierPolicy } from '../core/frontier-freshness.js';
 import { readRecordText } from './record-file.js';
+import { HolonError } from '../core/errors.js';
 import { describeFigures, timeSpentAt, type SpendEntry } from '../core/budget.js';
 import { budgetsConfigured, dailyBudgetState, itemBudgetState, spendingByItem } from './budget.js';
 
@@ -78,9 +79,11 @@ function budgetCheck(home: Home, agent: string, nowMs: number, used: InputUse): 
     let s;
     try {
       s = itemBudgetState(home, item, nowMs, spending.get(item.id) ?? []);
-    } catch {
-      // A malformed budget is `holon check`'s (and the watcher's) to report; it stops nothing here.
-      return flipOnly;
+    } catch (e) {
+      // The watcher refuses an item whose budget does not parse: the frontier says so rather than offer it.
+      if (!(e instanceof HolonError)) throw e;
+      const fix = e.message.startsWith(`${item.id} budget`) ? `\`holon edit ${item.id} --budget FIGURE=LIMIT\` replaces it` : 'fix the file it names';
+      return { detail: `${e.message}: ${fix}${e.hint ? ` (${e.hint})` : ''}`, untilMs: null, code: 'budget_invalid' };
     }
     if (s.verdict.state === 'exhausted') return { detail: `budget spent: ${describeFigures(s.verdict, 'worst')} (holon edit ${item.id} --budget ... raises it)`, untilMs: null };
     const own = timeSpentAt(s.budget, s.spent, nowMs);

@@ -136,6 +136,25 @@ describe('dayWindow', () => {
     expect(w).toEqual({ day: '2026-12-01', startMs: Date.parse('2026-12-01T00:00:00Z'), endMs: Date.parse('2026-12-02T00:00:00Z') });
   });
 
+  it('starts a day whose midnight does not exist at its first instant (DST at 00:00: Asia/Beirut, Africa/Cairo)', () => {
+    const iso = (ms: number) => new Date(ms).toISOString();
+    // Beirut 2026-03-29: 00:00 +02 jumps to 01:00 +03, so the 29th starts at 22:00 UTC on the 28th.
+    const before = dayWindow(Date.parse('2026-03-28T21:20:00Z'), 'Asia/Beirut');
+    expect([before.day, iso(before.startMs), iso(before.endMs)]).toEqual(['2026-03-28', '2026-03-27T22:00:00.000Z', '2026-03-28T22:00:00.000Z']);
+    const after = dayWindow(Date.parse('2026-03-29T12:00:00Z'), 'Asia/Beirut');
+    expect([after.day, iso(after.startMs), iso(after.endMs)]).toEqual(['2026-03-29', '2026-03-28T22:00:00.000Z', '2026-03-29T21:00:00.000Z']);
+    const cairo = dayWindow(Date.parse('2026-04-24T10:00:00Z'), 'Africa/Cairo');
+    expect([cairo.day, iso(cairo.startMs)]).toEqual(['2026-04-24', '2026-04-23T22:00:00.000Z']);
+    // Every day window of a year in these zones holds its instant and meets the next one.
+    for (const tz of ['Asia/Beirut', 'Africa/Cairo', 'America/Santiago', 'Europe/Paris']) {
+      for (let t = Date.parse('2026-01-01T06:00:00Z'); t < Date.parse('2027-01-01T00:00:00Z'); t += 86_400_000) {
+        const w = dayWindow(t, tz);
+        expect(w.startMs <= t && t < w.endMs, `${tz} ${iso(t)}`).toBe(true);
+        expect(dayWindow(w.endMs, tz).startMs, `${tz} ${iso(t)}`).toBe(w.endMs);
+      }
+    }
+  });
+
   it('is the local day in another zone (Tokyo is UTC+9: its 1 December starts at 15:00 UTC the day before)', () => {
     const w = dayWindow(Date.parse('2026-11-30T16:00:00Z'), 'Asia/Tokyo');
     expect(w.day).toBe('2026-12-01');

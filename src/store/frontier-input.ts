@@ -13,7 +13,7 @@ import { maxAgeMs, NO_POLICY, type Ancestry, type FrontierPolicy } from '../core
 import { readRecordText } from './record-file.js';
 import { HolonError } from '../core/errors.js';
 import { describeFigures, timeSpentAt, type SpendEntry } from '../core/budget.js';
-import { budgetsConfigured, dailyBudgetState, itemBudgetState, spendingByItem } from './budget.js';
+import { budgetsConfigured, dailyBudgetState, itemBudgetState, spendingByItem, type PolicyMemo } from './budget.js';
 
 const eventsDir = (home: Home, agent: string) => join(agentDir(home, agent), 'events');
 
@@ -59,12 +59,14 @@ function budgetCheck(home: Home, agent: string, nowMs: number, used: InputUse): 
   // The day's verdict: spent (detail, until the day ends), or not yet, with when a run in flight spends it.
   let daily: { detail: string | null; untilMs: number | null } | undefined;
   let spending: Map<string, SpendEntry[]> | null = null;
+  // Each agent's AGENTS.md policy is read once per evaluation, not once per item.
+  const memo: PolicyMemo = new Map();
   return (item) => {
-    conf ??= budgetsConfigured(home, agent);
+    conf ??= budgetsConfigured(home, agent, memo);
     if (conf.daily) {
       if (daily === undefined) {
         used.spending = true;
-        const d = dailyBudgetState(home, agent, nowMs);
+        const d = dailyBudgetState(home, agent, nowMs, memo);
         daily = d.verdict.state === 'exhausted'
           ? { detail: `agent ${agent}'s daily budget for ${d.day} (${d.timezone}) is spent: ${describeFigures(d.verdict, 'worst')}; its runs resume at ${d.resets_at}`, untilMs: d.resetsMs }
           : { detail: null, untilMs: timeSpentAt(d.budget, d.spent, nowMs) };
@@ -78,7 +80,7 @@ function budgetCheck(home: Home, agent: string, nowMs: number, used: InputUse): 
     spending ??= spendingByItem(home, agent);
     let s;
     try {
-      s = itemBudgetState(home, item, nowMs, spending.get(item.id) ?? []);
+      s = itemBudgetState(home, item, nowMs, spending.get(item.id) ?? [], memo);
     } catch (e) {
       // The watcher refuses an item whose budget does not parse: the frontier says so rather than offer it.
       if (!(e instanceof HolonError)) throw e;

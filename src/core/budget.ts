@@ -287,7 +287,11 @@ function localDate(ms: number, timeZone: string): string {
   return `${p.year}-${String(p.month).padStart(2, '0')}-${String(p.day).padStart(2, '0')}`;
 }
 
-/** The instant the local day y-m-d starts in the zone (offsets found by two corrections; DST-safe). */
+/**
+ * The instant the local day y-m-d starts in the zone: its midnight (offsets found by two corrections),
+ * or, where midnight does not exist (a DST jump at 00:00, as in Asia/Beirut), the first instant of that
+ * date, found by bisection.
+ */
 function zonedMidnight(y: number, m: number, d: number, timeZone: string): number {
   const target = Date.UTC(y, m - 1, d);
   let guess = target;
@@ -298,7 +302,17 @@ function zonedMidnight(y: number, m: number, d: number, timeZone: string): numbe
     if (diff === 0) break;
     guess -= diff;
   }
-  return guess;
+  const day = `${y}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
+  if (localDate(guess, timeZone) === day && localDate(guess - 1, timeZone) < day) return guess;
+  // Offsets stay within UTC-12..+14: 15 h either side brackets the day's first instant.
+  let lo = target - 15 * 3_600_000;
+  let hi = target + 15 * 3_600_000;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (localDate(mid, timeZone) < day) lo = mid;
+    else hi = mid;
+  }
+  return hi;
 }
 
 /** Checks a time zone name (holon.yaml `timezone:`); a bad one is an error naming the file. */

@@ -156,12 +156,17 @@ export interface SpendEntry {
   duration_ms?: number | null;
 }
 
-/** Sums the entries started at or after `sinceMs` (a reopen of a budget-blocked item starts afresh). */
-export function sumSpending(entries: SpendEntry[], nowMs: number, sinceMs = -Infinity): Spending {
+/**
+ * Sums the entries started at or after `sinceMs` (the day's start, or the reopen of a budget-blocked
+ * item). With `reopen`, an entry that also ended by `sinceMs` is the one that spent the budget: times
+ * are whole seconds, so a run and the reopen after it can share a second, and it must not count again.
+ */
+export function sumSpending(entries: SpendEntry[], nowMs: number, sinceMs = -Infinity, reopen = false): Spending {
   const s: Spending = { tokens: 0, cache_read: 0, cost: 0, runs: 0, time: 0, uncosted: 0, open: 0 };
   for (const e of entries) {
     const start = Date.parse(e.started_at);
     if (!(start >= sinceMs)) continue;
+    if (reopen && e.ended_at && Date.parse(e.ended_at) <= sinceMs) continue;
     if (e.tokens) {
       s.tokens += countedTokens(e.tokens);
       s.cache_read += e.tokens.cache_read;

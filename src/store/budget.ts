@@ -146,7 +146,7 @@ export function itemBudgetState(home: Home, item: WorkItem, nowMs: number, pre?:
   const { budget, source } = itemBudget(home, item, memo);
   const since = budgetSince(item);
   const entries = pre ?? [...listRuns(home, { work: item.id }).filter((r) => r.work_item === item.id).map(runEntry), ...(item.agent ? commandEntries(home, item.agent, item.id) : [])];
-  const spent = sumSpending(entries, nowMs, since);
+  const spent = sumSpending(entries, nowMs, since, true);
   return { budget, source, spent, since: Number.isFinite(since) ? iso(since) : null, verdict: budgetVerdict(budget, spent, home.config.budget.warn, source) };
 }
 

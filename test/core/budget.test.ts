@@ -81,6 +81,16 @@ describe('sumSpending', () => {
     expect(sumSpending(entries, now, Date.parse('2026-12-01T11:30:00Z'))).toMatchObject({ tokens: 2, runs: 1, cost: 0.25 });
   });
 
+  it('after a reopen, does not count again the run that ended in the same (whole) second as the reopen', () => {
+    const since = Date.parse('2026-12-01T10:00:05Z');
+    const spent = run('2026-12-01T10:00:05Z', '2026-12-01T10:00:05Z', t(10, 0), 0.1);
+    const later = run('2026-12-01T10:00:05Z', '2026-12-01T10:00:09Z', t(20, 0), 0.2);
+    expect(sumSpending([spent, later], now, since, true)).toMatchObject({ runs: 1, tokens: 20 });
+    expect(sumSpending([spent, run('2026-12-01T10:00:05Z', null, null, null)], now, since, true).runs).toBe(1);
+    // The day's window has no such rule: a run at its first second is the day's.
+    expect(sumSpending([spent], now, since).runs).toBe(1);
+  });
+
   it('takes a run record\'s measured duration over its whole-second times', () => {
     expect(sumSpending([{ ...run('2026-12-01T10:00:00Z', '2026-12-01T10:00:00Z', null, null), duration_ms: 420 }], now).time).toBe(420);
   });

@@ -138,6 +138,8 @@ export interface Spending {
   time: number;
   /** Runs and commands that reported no cost (a cost budget cannot see them). */
   uncosted: number;
+  /** Entries in flight whose time counts up to now (so `time` grows by this many ms per ms). */
+  open: number;
 }
 
 export const countedTokens = (t: TokenUse) => t.uncached_input + t.cache_write + t.output;
@@ -154,12 +156,17 @@ export interface SpendEntry {
   duration_ms?: number | null;
 }
 
-/** Sums the entries started at or after `sinceMs` (a reopen of a budget-blocked item starts afresh). */
-export function sumSpending(entries: SpendEntry[], nowMs: number, sinceMs = -Infinity): Spending {
-  const s: Spending = { tokens: 0, cache_read: 0, cost: 0, runs: 0, time: 0, uncosted: 0 };
+/**
+ * Sums the entries started at or after `sinceMs` (the day's start, or the reopen of a budget-blocked
+ * item). With `reopen`, an entry that also ended by `sinceMs` is the one that spent the budget: times
+ * are whole seconds, so a run and the reopen after it can share a second, and it must not count again.
+ */
+export function sumSpending(entries: SpendEntry[], nowMs: number, sinceMs = -Infinity, reopen = false): Spending {
+  const s: Spending = { tokens: 0, cache_read: 0, cost: 0, runs: 0, time: 0, uncosted: 0, open: 0 };
   for (const e of entries) {
     const start = Date.parse(e.started_at);
     if (!(start >= sinceMs)) continue;
+    if (reopen && e.ended_at && Date.parse(e.ended_at) <= sinceMs) continue;
     if (e.tokens) {
       s.tokens += countedTokens(e.tokens);
       s.cache_read += e.tokens.cache_read;
@@ -169,10 +176,23 @@ export function sumSpending(entries: SpendEntry[], nowMs: number, sinceMs = -Inf
     if (e.run) s.runs++;
     const end = e.ended_at ? Date.parse(e.ended_at) : nowMs;
     if (e.duration_ms != null) s.time += e.duration_ms;
-    else if (end > start) s.time += end - start;
+    else {
+      if (end > start) s.time += end - start;
+      if (!e.ended_at) s.open++;
+    }
   }
   s.cost = Math.round(s.cost * 1e10) / 1e10;
   return s;
+}
+
+/**
+ * When a `time` limit not yet spent will be, as runs in flight keep counting (null: never by the clock
+ * alone). A cached verdict is good until then (the frontier's result cache takes it as a time bound).
+ */
+export function timeSpentAt(b: Budget, s: Spending, nowMs: number): number | null {
+  const limit = b.time;
+  if (limit == null || !s.open || s.time >= limit) return null;
+  return nowMs + Math.ceil((limit - s.time) / s.open);
 }
 
 export type BudgetState = 'none' | 'ok' | 'warn' | 'exhausted';
@@ -272,7 +292,11 @@ function localDate(ms: number, timeZone: string): string {
   return `${p.year}-${String(p.month).padStart(2, '0')}-${String(p.day).padStart(2, '0')}`;
 }
 
-/** The instant the local day y-m-d starts in the zone (offsets found by two corrections; DST-safe). */
+/**
+ * The instant the local day y-m-d starts in the zone: its midnight (offsets found by two corrections),
+ * or, where midnight does not exist (a DST jump at 00:00, as in Asia/Beirut), the first instant of that
+ * date, found by bisection.
+ */
 function zonedMidnight(y: number, m: number, d: number, timeZone: string): number {
   const target = Date.UTC(y, m - 1, d);
   let guess = target;
@@ -283,7 +307,17 @@ function zonedMidnight(y: number, m: number, d: number, timeZone: string): numbe
     if (diff === 0) break;
     guess -= diff;
   }
-  return guess;
+  const day = `${y}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
+  if (localDate(guess, timeZone) === day && localDate(guess - 1, timeZone) < day) return guess;
+  // Offsets stay within UTC-12..+14: 15 h either side brackets the day's first instant.
+  let lo = target - 15 * 3_600_000;
+  let hi = target + 15 * 3_600_000;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (localDate(mid, timeZone) < day) lo = mid;
+    else hi = mid;
+  }
+  return hi;
 }
 
 /** Checks a time zone name (holon.yaml `timezone:`); a bad one is an error naming the file. */

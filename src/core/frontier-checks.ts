@@ -42,8 +42,12 @@ export interface FrontierInput {
   workspace: () => Workspace;
   /** Resources of admitted events of an agent (for resume_when event:...). */
   admittedEvents: (agent: string) => Set<string>;
-  /** Why a budget stops the item now (its own or its agent's day), with when that ends if it ends by itself; null when none does. */
-  budget?: (item: WorkItem) => { detail: string; untilMs: number | null } | null;
+  /**
+   * Why a budget stops the item now (its own or its agent's day; detail null: it does not), with the
+   * moment the answer flips by the clock alone (the day ends, a run in flight spends `time`); null when
+   * no budget applies and nothing flips.
+   */
+  budget?: (item: WorkItem) => { detail: string | null; untilMs: number | null; code?: 'budget_invalid' } | null;
   /** The checkout's HEAD commit; called only when an item records a commit (freshness). */
   head: () => string | null;
   /** How a recorded commit relates to HEAD; called only when it differs from HEAD. */
@@ -135,19 +139,23 @@ function checkStatus(p: Prepared, item: WorkItem): CheckResult {
   if (item.superseded_by) return fail('status', 'superseded', `superseded by ${item.superseded_by}`);
   if (item.status === 'blocked') return fail('status', item.blocker?.reason.startsWith('budget_exhausted') ? 'budget_exhausted' : 'blocked', item.blocker ? `blocked: ${item.blocker.reason} (recovery: ${item.blocker.recovery})` : 'status blocked');
   if (item.blocker) return fail('status', 'blocked', `blocker: ${item.blocker.reason} (recovery: ${item.blocker.recovery})`);
-  if (item.status === 'deferred') return ok(p, 'status', () => 'deferred: its resume_when conditions decide');
+  // A deferred item's budget is checked too: a met resume_when must not offer an item its budget stops.
+  if (item.status === 'deferred') return budgetStop(p, item) ?? ok(p, 'status', () => 'deferred: its resume_when conditions decide');
   if (item.class === 'user_gate') {
     const ds = normalizeDecisionScope(item.decision_scope);
     if (ds?.decision) return fail('status', 'gate_decided', `gate ${ds.decision}${ds.decided_by ? ` by ${ds.decided_by}` : ''}`);
     return fail('status', 'decision_required', `a person must decide ${ds?.scope ?? '(no decision_scope)'}: holon decide ${item.id} --approve|--reject`);
   }
   if (item.class === 'user_action') return fail('status', 'user_action', "a person's task");
+  return budgetStop(p, item) ?? ok(p, 'status', () => `status ${item.status}, class ${item.class}`);
+}
+
+/** The budget's verdict on the item: spent (or malformed) fails the status check; it notes when that flips. */
+function budgetStop(p: Prepared, item: WorkItem): CheckResult | null {
   const spent = p.input.budget?.(item);
-  if (spent) {
-    if (spent.untilMs !== null) timeSeen(p.bounds, p.input.nowMs, spent.untilMs);
-    return fail('status', 'budget_exhausted', spent.detail);
-  }
-  return ok(p, 'status', () => `status ${item.status}, class ${item.class}`);
+  if (!spent) return null;
+  if (spent.untilMs !== null) timeSeen(p.bounds, p.input.nowMs, spent.untilMs);
+  return spent.detail === null ? null : fail('status', spent.code ?? 'budget_exhausted', spent.detail);
 }
 
 /** Follows superseded_by to the item that replaced `id` (bounded, so hand-made loops end). */

@@ -48,6 +48,7 @@ export const REASONS = {
   write_scope_conflict: { check: 'workspace', channel: 'not_runnable', meaning: "write_scope overlaps another holder's live claim in the same repository" },
   // Issue 17, budgets (docs/budgets.md).
   budget_exhausted: { check: 'status', channel: 'not_runnable', meaning: "the item's budget, or its agent's daily budget, is spent: holon edit ID --budget raises it, holon reopen grants it afresh; a daily one resets the next day" },
+  budget_invalid: { check: 'status', channel: 'not_runnable', meaning: "the item's budget (front matter budget:) does not parse, so the watcher refuses it: holon edit ID --budget replaces it" },
   // Issue 16: the shared-checkout guard, and freshness and evidence (flags: the item stays runnable,
   // sorted after fresh items of the same priority).
   shared_checkout: { check: 'workspace', channel: 'not_runnable', meaning: "the item needs a dedicated git worktree; this is the repository's main checkout (or not git)" },

@@ -8,9 +8,9 @@ import type { WorkItem } from '../core/types.js';
 import { iso } from '../core/time.js';
 import { readAgent } from './agents.js';
 import { fileKey, writeCache } from './cache-file.js';
-import { agentDir, type Home } from './home.js';
+import { agentDir, listAgents, type Home } from './home.js';
 import { listRuns, runsDir } from './runs.js';
-import { listCommands, listThreads } from './threads.js';
+import { listCommands, listThreads, threadsDir } from './threads.js';
 import { readdirSync, readFileSync } from 'node:fs';
 
 /**
@@ -32,22 +32,38 @@ export function budgetSince(item: WorkItem): number {
   return Number.isNaN(ms) ? -Infinity : ms;
 }
 
+type AgentPolicy = { budget?: unknown; daily_budget?: unknown };
+
+/**
+ * Agents' policies read once per evaluation (the frontier asks for every open item): pass one to the
+ * functions below to read each agent's policy once; without one each call reads it afresh.
+ */
+export type PolicyMemo = Map<string, AgentPolicy>;
+
 /**
  * The budget keys of an agent's AGENTS.md policy, cached by the file's stat key in
  * local/cache/agent-budget-A.json (as capabilities are): the frontier and `pick` ask on every call, and
  * parsing the front matter is what would load the yaml library.
  */
-function agentPolicy(home: Home, agent: string): { budget?: unknown; daily_budget?: unknown } {
+function agentPolicy(home: Home, agent: string, memo?: PolicyMemo): AgentPolicy {
+  const hit = memo?.get(agent);
+  if (hit) return hit;
+  const policy = readAgentPolicy(home, agent);
+  memo?.set(agent, policy);
+  return policy;
+}
+
+function readAgentPolicy(home: Home, agent: string): AgentPolicy {
   const file = join(agentDir(home, agent), 'AGENTS.md');
   const key = fileKey(file);
   const cache = join(home.local, 'cache', `agent-budget-${agent}.json`);
   try {
-    const c = JSON.parse(readFileSync(cache, 'utf8')) as { key: string; policy: { budget?: unknown; daily_budget?: unknown } };
+    const c = JSON.parse(readFileSync(cache, 'utf8')) as { key: string; policy: AgentPolicy };
     if (key && c.key === key) return c.policy;
   } catch {
     // No cache: parse.
   }
-  let policy: { budget?: unknown; daily_budget?: unknown };
+  let policy: AgentPolicy;
   try {
     const p = (readAgent(home, agent).config.policy ?? {}) as Record<string, unknown>;
     policy = { ...(p.budget != null ? { budget: p.budget } : {}), ...(p.daily_budget != null ? { daily_budget: p.daily_budget } : {}) };
@@ -60,8 +76,8 @@ function agentPolicy(home: Home, agent: string): { budget?: unknown; daily_budge
 }
 
 /** The budget of an item, layered, with where each figure came from. */
-export function itemBudget(home: Home, item: WorkItem): { budget: Budget; source: Partial<Record<Figure, string>> } {
-  const policy = item.agent ? agentPolicy(home, item.agent) : {};
+export function itemBudget(home: Home, item: WorkItem, memo?: PolicyMemo): { budget: Budget; source: Partial<Record<Figure, string>> } {
+  const policy = item.agent ? agentPolicy(home, item.agent, memo) : {};
   const agentFile = `agents/${item.agent}/AGENTS.md policy.budget`;
   return layerBudgets([
     { source: 'item', budget: ownBudget(item) },
@@ -71,8 +87,8 @@ export function itemBudget(home: Home, item: WorkItem): { budget: Budget; source
 }
 
 /** The daily budget of an agent: AGENTS.md `policy.daily_budget` over holon.yaml `budget.daily`. */
-export function dailyBudget(home: Home, agent: string): { budget: Budget; source: Partial<Record<Figure, string>> } {
-  const policy = agentPolicy(home, agent);
+export function dailyBudget(home: Home, agent: string, memo?: PolicyMemo): { budget: Budget; source: Partial<Record<Figure, string>> } {
+  const policy = agentPolicy(home, agent, memo);
   const agentFile = `agents/${agent}/AGENTS.md policy.daily_budget`;
   return layerBudgets([
     { source: agentFile, budget: policy.daily_budget == null ? null : parseBudget(policy.daily_budget, agentFile) },
@@ -126,11 +142,11 @@ export function spendingByItem(home: Home, agent: string): Map<string, SpendEntr
 }
 
 /** The item's budget, spending and verdict (`entries`: its spending when the caller read it already). */
-export function itemBudgetState(home: Home, item: WorkItem, nowMs: number, pre?: SpendEntry[]): ItemBudgetState {
-  const { budget, source } = itemBudget(home, item);
+export function itemBudgetState(home: Home, item: WorkItem, nowMs: number, pre?: SpendEntry[], memo?: PolicyMemo): ItemBudgetState {
+  const { budget, source } = itemBudget(home, item, memo);
   const since = budgetSince(item);
   const entries = pre ?? [...listRuns(home, { work: item.id }).filter((r) => r.work_item === item.id).map(runEntry), ...(item.agent ? commandEntries(home, item.agent, item.id) : [])];
-  const spent = sumSpending(entries, nowMs, since);
+  const spent = sumSpending(entries, nowMs, since, true);
   return { budget, source, spent, since: Number.isFinite(since) ? iso(since) : null, verdict: budgetVerdict(budget, spent, home.config.budget.warn, source) };
 }
 
@@ -147,8 +163,8 @@ export interface DailyBudgetState {
 }
 
 /** The agent's spending today (home time zone) against its daily budget. */
-export function dailyBudgetState(home: Home, agent: string, nowMs: number): DailyBudgetState {
-  const { budget, source } = dailyBudget(home, agent);
+export function dailyBudgetState(home: Home, agent: string, nowMs: number, memo?: PolicyMemo): DailyBudgetState {
+  const { budget, source } = dailyBudget(home, agent, memo);
   const tz = home.config.timezone;
   const w = dayWindow(nowMs, tz);
   const inDay = (e: SpendEntry) => Date.parse(e.started_at) < w.endMs;
@@ -158,21 +174,40 @@ export function dailyBudgetState(home: Home, agent: string, nowMs: number): Dail
 }
 
 /** Whether any budget could apply to the agent's items (so the frontier reads run records only then). */
-export function budgetsConfigured(home: Home, agent: string): { item: boolean; daily: boolean } {
-  const policy = agentPolicy(home, agent);
+export function budgetsConfigured(home: Home, agent: string, memo?: PolicyMemo): { item: boolean; daily: boolean } {
+  const policy = agentPolicy(home, agent, memo);
   return {
     item: home.config.budget.item != null || policy.budget != null,
     daily: home.config.budget.daily != null || policy.daily_budget != null,
   };
 }
 
-/** A signature of the run records and thread folders (names and stat keys), for the frontier cache. */
-export function spendingSignature(home: Home): string {
+/** Names and stat keys of a folder's entries (optionally only those ending in `ext`), '' when it is absent. */
+function dirSignature(dir: string, ext?: string): string {
   let names: string[];
   try {
-    names = readdirSync(runsDir(home)).filter((f) => f.endsWith('.json')).sort();
+    names = readdirSync(dir).filter((f) => !ext || f.endsWith(ext)).sort();
   } catch {
-    names = [];
+    return '';
   }
-  return names.map((n) => `${n}:${fileKey(join(runsDir(home), n)) ?? '-'}`).join('|');
+  return names.map((n) => `${n}:${fileKey(join(dir, n)) ?? '-'}`).join('|');
+}
+
+/**
+ * A signature of what spending is read from, for the frontier cache: the run records, and every
+ * agent's threads (thread.yaml names the item, commands/*.yaml carry the tokens, cost and time).
+ */
+export function spendingSignature(home: Home): string {
+  const parts = [dirSignature(runsDir(home), '.json')];
+  for (const a of listAgents(home)) {
+    const dir = threadsDir(home, a);
+    let ids: string[];
+    try {
+      ids = readdirSync(dir).sort();
+    } catch {
+      continue;
+    }
+    for (const t of ids) parts.push(`${a}/${t}:${fileKey(join(dir, t, 'thread.yaml')) ?? '-'}[${dirSignature(join(dir, t, 'commands'), '.yaml')}]`);
+  }
+  return parts.join('\n');
 }

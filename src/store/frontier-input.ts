@@ -11,8 +11,9 @@ import { readHead, readWorkspace } from './workspace.js';
 import { ancestryCache, type AncestryCache } from './ancestry-cache.js';
 import { maxAgeMs, NO_POLICY, type Ancestry, type FrontierPolicy } from '../core/frontier-freshness.js';
 import { readRecordText } from './record-file.js';
-import { describeFigures, type SpendEntry } from '../core/budget.js';
-import { budgetsConfigured, dailyBudgetState, itemBudgetState, spendingByItem } from './budget.js';
+import { HolonError } from '../core/errors.js';
+import { describeFigures, timeSpentAt, type SpendEntry } from '../core/budget.js';
+import { budgetsConfigured, dailyBudgetState, itemBudgetState, spendingByItem, type PolicyMemo } from './budget.js';
 
 const eventsDir = (home: Home, agent: string) => join(agentDir(home, agent), 'events');
 
@@ -55,29 +56,41 @@ export function eventsSignature(home: Home, agent: string): string {
  */
 function budgetCheck(home: Home, agent: string, nowMs: number, used: InputUse): FrontierInput['budget'] {
   let conf: ReturnType<typeof budgetsConfigured> | null = null;
-  let daily: { detail: string; untilMs: number } | null | undefined;
+  // The day's verdict: spent (detail, until the day ends), or not yet, with when a run in flight spends it.
+  let daily: { detail: string | null; untilMs: number | null } | undefined;
   let spending: Map<string, SpendEntry[]> | null = null;
+  // Each agent's AGENTS.md policy is read once per evaluation, not once per item.
+  const memo: PolicyMemo = new Map();
   return (item) => {
-    conf ??= budgetsConfigured(home, agent);
+    conf ??= budgetsConfigured(home, agent, memo);
     if (conf.daily) {
       if (daily === undefined) {
         used.spending = true;
-        const d = dailyBudgetState(home, agent, nowMs);
-        daily = d.verdict.state === 'exhausted' ? { detail: `agent ${agent}'s daily budget for ${d.day} (${d.timezone}) is spent: ${describeFigures(d.verdict, 'worst')}; its runs resume at ${d.resets_at}`, untilMs: d.resetsMs } : null;
+        const d = dailyBudgetState(home, agent, nowMs, memo);
+        daily = d.verdict.state === 'exhausted'
+          ? { detail: `agent ${agent}'s daily budget for ${d.day} (${d.timezone}) is spent: ${describeFigures(d.verdict, 'worst')}; its runs resume at ${d.resets_at}`, untilMs: d.resetsMs }
+          : { detail: null, untilMs: timeSpentAt(d.budget, d.spent, nowMs) };
       }
-      if (daily) return daily;
+      if (daily.detail) return daily;
     }
-    if (!conf.item && item.extra.budget == null) return null;
+    const dayFlip = daily?.untilMs ?? null;
+    const flipOnly = dayFlip === null ? null : { detail: null, untilMs: dayFlip };
+    if (!conf.item && item.extra.budget == null) return flipOnly;
     used.spending = true;
     spending ??= spendingByItem(home, agent);
     let s;
     try {
-      s = itemBudgetState(home, item, nowMs, spending.get(item.id) ?? []);
-    } catch {
-      // A malformed budget is `holon check`'s (and the watcher's) to report; it stops nothing here.
-      return null;
+      s = itemBudgetState(home, item, nowMs, spending.get(item.id) ?? [], memo);
+    } catch (e) {
+      // The watcher refuses an item whose budget does not parse: the frontier says so rather than offer it.
+      if (!(e instanceof HolonError)) throw e;
+      const fix = e.message.startsWith(`${item.id} budget`) ? `\`holon edit ${item.id} --budget FIGURE=LIMIT\` replaces it` : 'fix the file it names';
+      return { detail: `${e.message}: ${fix}${e.hint ? ` (${e.hint})` : ''}`, untilMs: null, code: 'budget_invalid' };
     }
-    return s.verdict.state === 'exhausted' ? { detail: `budget spent: ${describeFigures(s.verdict, 'worst')} (holon edit ${item.id} --budget ... raises it)`, untilMs: null } : null;
+    if (s.verdict.state === 'exhausted') return { detail: `budget spent: ${describeFigures(s.verdict, 'worst')} (holon edit ${item.id} --budget ... raises it)`, untilMs: null };
+    const own = timeSpentAt(s.budget, s.spent, nowMs);
+    const until = own === null ? dayFlip : dayFlip === null ? own : Math.min(own, dayFlip);
+    return until === null ? null : { detail: null, untilMs: until };
   };
 }
 

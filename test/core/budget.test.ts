@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  budgetVerdict, dayWindow, describeFigures, formatBudget, layerBudgets, parseBudget, parseWarnAt, sumSpending,
+  budgetVerdict, dayWindow, describeFigures, formatBudget, layerBudgets, parseBudget, parseWarnAt, sumSpending, timeSpentAt,
   type SpendEntry,
 } from '../../src/core/budget.js';
 import { HolonError } from '../../src/core/errors.js';
@@ -74,22 +74,46 @@ describe('sumSpending', () => {
   const now = Date.parse('2026-12-01T13:00:05Z');
 
   it('counts input + cache writes + output, shows cache reads apart, sums cost, runs and wall time', () => {
-    expect(sumSpending(entries, now)).toEqual({ tokens: 170 + 15 + 2, cache_read: 10_000, cost: 0.75, runs: 3, time: 60_000 + 30_000 + 10_000 + 5_000, uncosted: 1 });
+    expect(sumSpending(entries, now)).toEqual({ tokens: 170 + 15 + 2, cache_read: 10_000, cost: 0.75, runs: 3, time: 60_000 + 30_000 + 10_000 + 5_000, uncosted: 1, open: 1 });
   });
 
   it('counts only what started since a reopen', () => {
     expect(sumSpending(entries, now, Date.parse('2026-12-01T11:30:00Z'))).toMatchObject({ tokens: 2, runs: 1, cost: 0.25 });
   });
 
+  it('after a reopen, does not count again the run that ended in the same (whole) second as the reopen', () => {
+    const since = Date.parse('2026-12-01T10:00:05Z');
+    const spent = run('2026-12-01T10:00:05Z', '2026-12-01T10:00:05Z', t(10, 0), 0.1);
+    const later = run('2026-12-01T10:00:05Z', '2026-12-01T10:00:09Z', t(20, 0), 0.2);
+    expect(sumSpending([spent, later], now, since, true)).toMatchObject({ runs: 1, tokens: 20 });
+    expect(sumSpending([spent, run('2026-12-01T10:00:05Z', null, null, null)], now, since, true).runs).toBe(1);
+    // The day's window has no such rule: a run at its first second is the day's.
+    expect(sumSpending([spent], now, since).runs).toBe(1);
+  });
+
   it('takes a run record\'s measured duration over its whole-second times', () => {
     expect(sumSpending([{ ...run('2026-12-01T10:00:00Z', '2026-12-01T10:00:00Z', null, null), duration_ms: 420 }], now).time).toBe(420);
   });
 
-  it('is zero for no entries', () => expect(sumSpending([], now)).toEqual({ tokens: 0, cache_read: 0, cost: 0, runs: 0, time: 0, uncosted: 0 }));
+  it('is zero for no entries', () => expect(sumSpending([], now)).toEqual({ tokens: 0, cache_read: 0, cost: 0, runs: 0, time: 0, uncosted: 0, open: 0 }));
+});
+
+describe('timeSpentAt', () => {
+  const now = Date.parse('2026-12-01T10:00:10Z');
+  const open = run('2026-12-01T10:00:05Z', null, null, null);
+
+  it('is when runs in flight spend what is left of a time limit, null when the clock changes nothing', () => {
+    const s = sumSpending([open], now);
+    expect(timeSpentAt({ time: 60_000 }, s, now)).toBe(Date.parse('2026-12-01T10:01:05Z'));
+    expect(timeSpentAt({ time: 60_000 }, sumSpending([open, open], now), now)).toBe(now + 25_000);
+    expect(timeSpentAt({ runs: 5 }, s, now)).toBeNull();
+    expect(timeSpentAt({ time: 5_000 }, s, now)).toBeNull(); // spent already
+    expect(timeSpentAt({ time: 60_000 }, sumSpending([run('2026-12-01T10:00:05Z', '2026-12-01T10:00:07Z', null, null)], now), now)).toBeNull();
+  });
 });
 
 describe('budgetVerdict', () => {
-  const spent = { tokens: 1600, cache_read: 50_000, cost: 0.2, runs: 2, time: 1000, uncosted: 0 };
+  const spent = { tokens: 1600, cache_read: 50_000, cost: 0.2, runs: 2, time: 1000, uncosted: 0, open: 0 };
 
   it('is none without a limit, ok below the warning share, warn from it, exhausted once spent reaches the limit', () => {
     expect(budgetVerdict({}, spent).state).toBe('none');
@@ -120,6 +144,25 @@ describe('dayWindow', () => {
   it('is the UTC day in UTC', () => {
     const w = dayWindow(Date.parse('2026-12-01T23:59:59Z'), 'UTC');
     expect(w).toEqual({ day: '2026-12-01', startMs: Date.parse('2026-12-01T00:00:00Z'), endMs: Date.parse('2026-12-02T00:00:00Z') });
+  });
+
+  it('starts a day whose midnight does not exist at its first instant (DST at 00:00: Asia/Beirut, Africa/Cairo)', () => {
+    const iso = (ms: number) => new Date(ms).toISOString();
+    // Beirut 2026-03-29: 00:00 +02 jumps to 01:00 +03, so the 29th starts at 22:00 UTC on the 28th.
+    const before = dayWindow(Date.parse('2026-03-28T21:20:00Z'), 'Asia/Beirut');
+    expect([before.day, iso(before.startMs), iso(before.endMs)]).toEqual(['2026-03-28', '2026-03-27T22:00:00.000Z', '2026-03-28T22:00:00.000Z']);
+    const after = dayWindow(Date.parse('2026-03-29T12:00:00Z'), 'Asia/Beirut');
+    expect([after.day, iso(after.startMs), iso(after.endMs)]).toEqual(['2026-03-29', '2026-03-28T22:00:00.000Z', '2026-03-29T21:00:00.000Z']);
+    const cairo = dayWindow(Date.parse('2026-04-24T10:00:00Z'), 'Africa/Cairo');
+    expect([cairo.day, iso(cairo.startMs)]).toEqual(['2026-04-24', '2026-04-23T22:00:00.000Z']);
+    // Every day window of a year in these zones holds its instant and meets the next one.
+    for (const tz of ['Asia/Beirut', 'Africa/Cairo', 'America/Santiago', 'Europe/Paris']) {
+      for (let t = Date.parse('2026-01-01T06:00:00Z'); t < Date.parse('2027-01-01T00:00:00Z'); t += 86_400_000) {
+        const w = dayWindow(t, tz);
+        expect(w.startMs <= t && t < w.endMs, `${tz} ${iso(t)}`).toBe(true);
+        expect(dayWindow(w.endMs, tz).startMs, `${tz} ${iso(t)}`).toBe(w.endMs);
+      }
+    }
   });
 
   it('is the local day in another zone (Tokyo is UTC+9: its 1 December starts at 15:00 UTC the day before)', () => {

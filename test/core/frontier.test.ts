@@ -46,6 +46,10 @@ const CASES: Array<{ name: string; items: WorkItem[]; id: string; code: string; 
   { name: 'deferred, done: met', items: [mk({ id: 'w-a', status: 'deferred', resume_when: ['done:w-b'] }), mk({ id: 'w-b', status: 'done' })], id: 'w-a', code: 'resume_ready', channel: 'resume_candidates' },
   { name: 'deferred, done: unmet', items: [mk({ id: 'w-a', status: 'deferred', resume_when: ['done:w-b'] }), mk({ id: 'w-b' })], id: 'w-a', code: 'deferred', channel: 'waiting' },
   { name: 'deferred, event: admitted', items: [mk({ id: 'w-a', status: 'deferred', resume_when: ['event:github:acme/app#101'] })], id: 'w-a', code: 'resume_ready', channel: 'resume_candidates', over: { events: ['github:acme/app#101'] } },
+  // budgets (the store's budget callback): a deferred item's budget counts, a malformed one says so, a pending flip stops nothing
+  { name: 'deferred, at: reached, budget spent', items: [mk({ id: 'w-a', status: 'deferred', resume_when: ['at:2026-11-30T06:00:00Z'] })], id: 'w-a', code: 'budget_exhausted', channel: 'not_runnable', over: { budget: () => ({ detail: 'budget spent: runs 1 of 1', untilMs: null }) } },
+  { name: 'malformed budget', items: [mk({ id: 'w-a' })], id: 'w-a', code: 'budget_invalid', channel: 'not_runnable', over: { budget: () => ({ detail: 'w-a budget: unknown budget figure "coins"', untilMs: null, code: 'budget_invalid' }) } },
+  { name: 'budget not spent yet, a run in flight spends it later', items: [mk({ id: 'w-a' })], id: 'w-a', code: 'runnable', channel: 'runnable', over: { budget: () => ({ detail: null, untilMs: NOW + 60_000 }) } },
   { name: 'deferred, event: not admitted', items: [mk({ id: 'w-a', status: 'deferred', resume_when: ['event:github:acme/app#101'] })], id: 'w-a', code: 'deferred', channel: 'waiting', over: { events: ['github:acme/app#102'] } },
   { name: 'deferred, capability: available', items: [mk({ id: 'w-a', status: 'deferred', resume_when: ['capability:shell'] })], id: 'w-a', code: 'resume_ready', channel: 'resume_candidates' },
   { name: 'deferred, capability: missing', items: [mk({ id: 'w-a', status: 'deferred', resume_when: ['capability:gpu'] })], id: 'w-a', code: 'deferred', channel: 'waiting' },
@@ -200,6 +204,14 @@ describe('the frontier as a whole', () => {
     expect(f.counts).toMatchObject({ runnable: 6, by_code: { runnable: 2, stale_commit: 3, evidence_missing: 1 } });
     // pick takes the same order.
     expect(runnableInOrder(prepare(input(items))).map((v) => v.item.id)).toEqual(want);
+  });
+
+  it('a budget that a run in flight will spend bounds the time the answer holds, runnable or deferred', () => {
+    for (const item of [mk({ id: 'w-a' }), mk({ id: 'w-d', status: 'deferred', resume_when: ['at:2026-11-30T06:00:00Z'] })]) {
+      const bounds = { from: -Infinity, until: Infinity };
+      computeFrontier(input([item], { budget: () => ({ detail: null, untilMs: NOW + 60_000 }) }), { bounds });
+      expect(bounds.until, item.id).toBe(NOW + 60_000);
+    }
   });
 
   it('a freshness limit bounds the time the answer holds; git is asked only for items that record a commit', () => {

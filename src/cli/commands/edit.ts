@@ -1,4 +1,4 @@
-import { invalid } from '../../core/errors.js';
+import { HolonError, invalid } from '../../core/errors.js';
 import { findCycles, type GraphNode } from '../../core/graph-check.js';
 import { normalizeDecisionScope } from '../../core/graph-fields.js';
 import { validMaxAge } from '../../core/frontier-freshness.js';
@@ -102,13 +102,23 @@ function assertNoCycle(item: WorkItem, ctx: Ctx): void {
   if (cycle) throw invalid(`${item.id}: depends_on would close a cycle: ${[...cycle, cycle[0]].join(' -> ')}`, 'remove one of these dependencies instead');
 }
 
+/** The item's own budget; one that does not parse is replaced, not merged (`holon check` sends people here to fix it). */
+function ownOrNone(item: WorkItem): Budget | null {
+  try {
+    return ownBudget(item);
+  } catch (err) {
+    if (err instanceof HolonError) return null;
+    throw err;
+  }
+}
+
 /**
  * Sets budget figures over the item's own (null clears them all); an item blocked by a spent budget
  * that the new one allows is reopened, so the raise is the whole recovery.
  */
 function withBudget(home: Home, doc: WorkDoc, change: Budget | null, nowMs: number): WorkDoc {
   const { budget: _old, ...rest } = doc.item.extra;
-  const merged = change === null ? null : { ...(ownBudget(doc.item) ?? {}), ...change };
+  const merged = change === null ? null : { ...(ownOrNone(doc.item) ?? {}), ...change };
   let next: WorkDoc = { ...doc, item: { ...doc.item, extra: merged && Object.keys(merged).length ? { ...rest, budget: formatBudget(merged) } : rest } };
   if (next.item.status === 'blocked' && isBudgetBlocker(next.item.blocker)) {
     const v = itemBudgetState(home, next.item, nowMs).verdict;

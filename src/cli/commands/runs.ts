@@ -1,11 +1,11 @@
 import { humanDuration } from '../../core/time.js';
 import { fmtTokens, sumRuns, type RunRecord, type RunTotals } from '../../core/run-record.js';
-import { usage } from '../../core/errors.js';
+import { HolonError, usage } from '../../core/errors.js';
 import { resolveAgent } from '../../store/home.js';
 import { findRun, listRuns, readLogTail, runLogFile } from '../../store/runs.js';
 import type { Ctx } from '../context.js';
 import { parseLimit } from '../limit.js';
-import { dim, out, printJson, table, truncate } from '../output.js';
+import { dim, note, out, printJson, table, truncate } from '../output.js';
 import { relPath } from '../render.js';
 import { budgetJson, type BudgetJson } from '../../core/budget.js';
 import { budgetsConfigured, dailyBudgetState, itemBudgetState } from '../../store/budget.js';
@@ -38,8 +38,9 @@ export function run(ctx: Ctx, args: string[], opts: { work?: string; json?: bool
     const d = dailyBudgetState(home, t.agent, now);
     return { ...t, daily_budget: { ...budgetJson(d.budget, d.source, d.spent, d.verdict), day: d.day, timezone: d.timezone, resets_at: d.resets_at } };
   });
-  const item = opts.work ? itemBudgetOf(ctx, opts.work) : null;
-  if (opts.json) return printJson({ runs, totals, ...(opts.work ? { budget: item } : {}) });
+  const { budget: item, error } = opts.work ? itemBudgetOf(ctx, opts.work) : { budget: null, error: null };
+  if (opts.json) return printJson({ runs, totals, ...(opts.work ? { budget: item } : {}), ...(error ? { budget_error: error } : {}) });
+  if (error) note(`budget of ${opts.work} is unreadable: ${error}`);
   if (!runs.length) return out(`no runs yet${agent ? ` for ${agent}` : ''}${opts.work ? ` on ${opts.work}` : ''} (holon watch starts them)`);
   out(table([
     ['RUN', 'AGENT', 'ITEM', 'REASON', 'STATUS', 'STARTED', 'TOOK', 'TOKENS IN/OUT', 'COST', 'PROGRESS', 'CAUSE'],
@@ -59,16 +60,25 @@ export function run(ctx: Ctx, args: string[], opts: { work?: string; json?: bool
   if (item) out(`budget of ${opts.work}: ${item.state}: ${leftLine(item)}`);
 }
 
-/** The item's budget, spent and left, for `runs --work` (null when the id names no item here). */
-function itemBudgetOf(ctx: Ctx, work: string) {
+/**
+ * The item's budget, spent and left, for `runs --work` (null when the id names no item here); a
+ * malformed budget is reported, not thrown (as `show` does): the runs are still worth listing.
+ */
+function itemBudgetOf(ctx: Ctx, work: string): { budget: (BudgetJson & { item: string; since: string | null }) | null; error: string | null } {
   let ref;
   try {
     ref = targetItem(ctx, work);
   } catch {
-    return null;
+    return { budget: null, error: null };
   }
-  const s = itemBudgetState(ctx.home(), readWorkFile(ref.file, ref.id).item, ctx.nowMs);
-  return { ...budgetJson(s.budget, s.source, s.spent, s.verdict), item: ref.id, since: s.since };
+  let s;
+  try {
+    s = itemBudgetState(ctx.home(), readWorkFile(ref.file, ref.id).item, ctx.nowMs);
+  } catch (err) {
+    if (!(err instanceof HolonError)) throw err;
+    return { budget: null, error: err.hint ? `${err.message} (fix: ${err.hint})` : err.message };
+  }
+  return { budget: { ...budgetJson(s.budget, s.source, s.spent, s.verdict), item: ref.id, since: s.since }, error: null };
 }
 
 const leftLine = (b: BudgetJson) =>

@@ -6,6 +6,8 @@ import { computeFrontier } from '../../src/core/frontier.js';
 import { headerFor, stillValid } from '../../src/store/frontier-cache.js';
 import { loadFrontierInput } from '../../src/store/frontier-input.js';
 import { openHome } from '../../src/store/home.js';
+import { GRAPH_STAMP } from '../../src/store/graph-index.js';
+import { readStatIndex, statIndexStamped, writeStatIndex } from '../../src/store/stat-index.js';
 import { project, tempDir } from '../helpers/cli.js';
 
 const git = (cwd: string, ...args: string[]) =>
@@ -58,5 +60,18 @@ describe('the frontier cache signs what it read, not what came after', () => {
       expect(await answerHolds(() => {}), `${what}: nothing changed`).toBe(true);
       expect(await answerHolds(change), `${what}: signed as seen`).toBe(false);
     }
+  });
+});
+
+describe('the graph snapshot (graph-A.idx) of another build', () => {
+  it('is ignored: its hashes are that build\'s', () => {
+    const path = join(tempDir(), 'graph-main.idx');
+    const idx = { names: 'a.md\nb.md', count: 2, stats: new Float64Array([1, 2, 3, 4, 5, 6, 7, 8]), hashes: new Float64Array([9, 10]) };
+    writeStatIndex(path, idx, GRAPH_STAMP, tempDir());
+    expect(readStatIndex(path, GRAPH_STAMP)).toMatchObject({ names: 'a.md\nb.md', count: 2 });
+    expect(statIndexStamped(path, GRAPH_STAMP)).toBe(true);
+    writeStatIndex(path, idx, 'another build', tempDir());
+    expect(readStatIndex(path, GRAPH_STAMP)).toBeNull();
+    expect(statIndexStamped(path, GRAPH_STAMP)).toBe(false);
   });
 });

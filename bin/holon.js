@@ -12,8 +12,9 @@ const { default: v8 } = await import('node:v8');
 if (process.env.HOLON_DEBUG) process.setSourceMapsEnabled(true);
 
 // A command runs for a fraction of a second: optimizing compilation costs more CPU than it saves.
-// The long-running watch keeps it.
-if (!argv.includes('watch') && !process.env.HOLON_V8_OPT) v8.setFlagsFromString('--no-opt');
+// The long-running ones (watch, dash, mcp; by the command word, not any word of argv) keep it.
+const { keepsOptimizer } = await import('../dist/cli/command-word.js');
+if (!keepsOptimizer(argv) && !process.env.HOLON_V8_OPT) v8.setFlagsFromString('--no-opt');
 
 // A reader that stops early (`holon frontier | head`) is not an error.
 process.stdout.on('error', (err) => process.exit(err.code === 'EPIPE' ? 0 : 1));

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { VERSION } from '../version.js';
 import { lazy } from './lazy.js';
+import { commandWord } from './command-word.js';
 import { defineWorkCommands } from './defs/work-defs.js';
 import { defineWatchCommands } from './defs/watch-defs.js';
 import { defineWaitCommands } from './defs/waits-defs.js';
@@ -34,17 +35,6 @@ export const COMMAND_GROUPS: Record<string, Group[]> = {
   claim: ['frontier'], renew: ['frontier'], release: ['frontier'], transfer: ['frontier'], edit: ['frontier'], capabilities: ['frontier'],
   prime: ['agent'], hook: ['agent'], setup: ['agent', 'sync'], mcp: ['agent'], thread: ['thread'], sync: ['sync'], 'merge-file': ['sync'],
 };
-
-/** The command word of argv (after the global options), or null (help, a bare option, nothing). */
-function commandWord(argv: string[]): string | null {
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--home' || a === '--agent') i++;
-    else if (a.startsWith('--home=') || a.startsWith('--agent=')) continue;
-    else return a.startsWith('-') ? null : a;
-  }
-  return null;
-}
 
 /**
  * The command tree. Definitions are cheap; each handler module is imported only when its command runs.

@@ -3,7 +3,7 @@ import { covers, parseScope, type Scope } from './decision-scope.js';
 import type { CheckName, ReasonCode } from './frontier-codes.js';
 import { normalizeDecisionScope, parseResumeCondition } from './graph-fields.js';
 import { COMMIT_EVIDENCE_ACTIONS, freshnessFlags, NO_POLICY, type Ancestry, type FreshnessFacts, type FrontierPolicy } from './frontier-freshness.js';
-import { exclusionOf, relatedItems } from './roles.js';
+import { exclusionOf, relatedItems, replacementOf } from './roles.js';
 import type { WorkItem } from './types.js';
 import { scopesOverlap } from './write-scope.js';
 import { isLive, waitKey as waitName } from './wait-matching.js';
@@ -159,15 +159,7 @@ function budgetStop(p: Prepared, item: WorkItem): CheckResult | null {
 }
 
 /** Follows superseded_by to the item that replaced `id` (bounded, so hand-made loops end). */
-function resolveReplacement(p: Prepared, id: string): WorkItem | undefined {
-  let cur = p.byId.get(id);
-  for (let hops = 0; cur?.superseded_by && hops < 20; hops++) {
-    const next = p.byId.get(cur.superseded_by);
-    if (!next) break;
-    cur = next;
-  }
-  return cur;
-}
+const resolveReplacement = (p: Prepared, id: string): WorkItem | undefined => replacementOf((x) => p.byId.get(x), id);
 
 function checkDependencies(p: Prepared, item: WorkItem): CheckResult {
   if (!item.depends_on.length) return ok(p, 'dependencies', () => 'no dependencies');
@@ -286,7 +278,7 @@ function checkClaims(p: Prepared, item: WorkItem): CheckResult {
   const c = item.claim!;
   const live = liveClaim(p, c);
   if (live && !sameHolder(c.holder, me)) return fail('claims', 'claimed_by_other', `claimed by ${c.holder}${c.expires_at ? ` until ${c.expires_at}` : ''}`);
-  const excluded = item.exclude.length ? exclusionOf(item, me, () => relatedItems(item, (id) => resolveReplacement(p, id), p.predecessors.get(item.id) ?? [])) : null;
+  const excluded = item.exclude.length ? exclusionOf(item, me, () => relatedItems(item, (id) => p.byId.get(id), p.predecessors.get(item.id) ?? [])) : null;
   if (excluded) return fail('claims', 'excluded', excluded);
   if (live) return ok(p, 'claims', () => `claimed by you${c.expires_at ? ` until ${c.expires_at}` : ''}`, { own: true, detail: `claimed by you${c.expires_at ? ` until ${c.expires_at}` : ''}` });
   return ok(p, 'claims', () => item.claim ? `unclaimed (last claim by ${c.holder} ended${c.expires_at ? ` ${c.expires_at}` : ''})` : 'unclaimed');

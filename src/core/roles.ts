@@ -21,15 +21,37 @@ export function servedBy(item: WorkItem): string[] {
   return out;
 }
 
-/** The items `item` follows: its dependencies and its predecessors (items naming it as a successor). */
+/** Follows superseded_by from `id` to the item that replaced it (bounded, so hand-made loops end). */
+export function replacementOf(byId: (id: string) => WorkItem | undefined, id: string): WorkItem | undefined {
+  let cur = byId(id);
+  for (let hops = 0; cur?.superseded_by && hops < 20; hops++) {
+    const next = byId(cur.superseded_by);
+    if (!next) break;
+    cur = next;
+  }
+  return cur;
+}
+
+/**
+ * The items `item` follows: its dependencies (each followed through superseded_by to what replaced it,
+ * as the dependency check does) and its predecessors (items naming it as a successor). The one
+ * resolver of role exclusions: the evaluator (frontier, explain) and claim/transfer both use it.
+ */
 export function relatedItems(item: WorkItem, byId: (id: string) => WorkItem | undefined, predecessors: WorkItem[]): WorkItem[] {
   const out: WorkItem[] = [];
   for (const d of item.depends_on) {
-    const x = byId(d);
-    if (x) out.push(x);
+    const x = replacementOf(byId, d);
+    if (x && !out.includes(x)) out.push(x);
   }
   for (const x of predecessors) if (!out.includes(x)) out.push(x);
   return out;
+}
+
+/** relatedItems over a plain list of items (the first record of an id wins, as in the evaluator). */
+export function relatedItemsIn(item: WorkItem, items: readonly WorkItem[]): WorkItem[] {
+  const byId = new Map<string, WorkItem>();
+  for (const i of items) if (!byId.has(i.id)) byId.set(i.id, i);
+  return relatedItems(item, (id) => byId.get(id), items.filter((i) => i.successors.includes(item.id)));
 }
 
 /** Why `holder` is excluded from `item`, or null: a named agent, or a role it served on related work. */

@@ -82,7 +82,7 @@ export async function frontierText(ctx: OpsCtx, opts: FrontierOpts): Promise<str
   const f = computeFrontier(input, { limit, bounds });
   if (!view.all) capNotRunnable(f);
   const text = JSON.stringify({ ...f, problems }, null, 2);
-  storeFrontier(home, agent, view, headerFor(keptFp, gfp, bounds, used, home, f.now), text);
+  storeFrontier(home, agent, view, headerFor(keptFp, gfp, bounds, used, f.now), text);
   return text;
 }
 

@@ -26,6 +26,8 @@ interface CacheFile {
 
 export interface AncestryCache {
   ask(commit: string, head: string): Ancestry;
+  /** For a commit `ask` found unknown: the objects signature taken before git was asked (or re-checked). */
+  objectsBefore(commit: string): string | undefined;
 }
 
 export function ancestryCache(home: Home, cwd: string): AncestryCache {
@@ -72,13 +74,17 @@ export function ancestryCache(home: Home, cwd: string): AncestryCache {
       load(head);
       if (ancestors.has(commit)) return 'ancestor';
       if (other.has(commit)) return 'other';
-      if (unknown[commit] && unknown[commit] === objectsSignature(cwd, [commit])) return 'unknown';
+      // Signed before git is asked: an object fetched during the call changes the folders after this,
+      // so the next ask sees a new signature and asks again (signed after, it would stay "unknown").
+      const before = objectsSignature(cwd, [commit]);
+      if (unknown[commit] && unknown[commit] === before) return 'unknown';
       const a = ancestryOf(cwd, commit, head);
       if (a === 'ancestor' || a === 'other') (a === 'ancestor' ? ancestors : other).add(commit);
-      if (a === 'unknown') unknown[commit] = objectsSignature(cwd, [commit]);
+      if (a === 'unknown') unknown[commit] = before;
       else delete unknown[commit];
       save();
       return a;
     },
+    objectsBefore: (commit) => unknown[commit],
   };
 }

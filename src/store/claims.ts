@@ -1,5 +1,5 @@
 import { applyClaim, claimLive, normalizeHolder, sameHolder, type ClaimOutcome, type ClaimRequest } from '../core/claims.js';
-import { exclusionOf, relatedItems } from '../core/roles.js';
+import { exclusionOf, relatedItemsIn } from '../core/roles.js';
 import type { WorkItem } from '../core/types.js';
 import { conflict, invalid } from '../core/errors.js';
 import { scopesOverlap } from '../core/write-scope.js';
@@ -42,11 +42,7 @@ export async function claimWork(home: Home, ref: WorkRef, req: ClaimRequest): Pr
  */
 export function exclusionInHome(home: Home, item: WorkItem, holder: string): string | null {
   if (!item.exclude.length) return null;
-  return exclusionOf(item, holder, () => {
-    const all = loadAllWork(home).items;
-    const byId = new Map<string, WorkItem>(all.map((i) => [i.id, i]));
-    return relatedItems(item, (id) => byId.get(id), all.filter((i) => i.successors.includes(item.id)));
-  });
+  return exclusionOf(item, holder, () => relatedItemsIn(item, loadAllWork(home).items));
 }
 
 function assertScopeFree(home: Home, id: string, repo: string, scopes: string[], req: ClaimRequest): void {

@@ -13,9 +13,9 @@ import { spendingSignature } from './budget.js';
 import { objectsSignature, readHead, readWorkspace } from './workspace.js';
 
 /** Same HEAD (read from the files), and no new objects where a commit git did not know would appear (a fetch may bring it). */
-function gitUnchanged(g: { head: string | null; unknown: string[]; objects?: string }, cwd: string): boolean {
+function gitUnchanged(g: { head: string | null; unknown: string[]; objects?: string[] }, cwd: string): boolean {
   if (readHead(cwd) !== g.head) return false;
-  return !g.unknown.length || objectsSignature(cwd, g.unknown) === g.objects;
+  return g.unknown.every((c, i) => objectsSignature(cwd, [c]) === g.objects?.[i]);
 }
 
 /**
@@ -27,7 +27,7 @@ function gitUnchanged(g: { head: string | null; unknown: string[]; objects?: str
  * is always seen.
  */
 
-const CACHE_VERSION = 5;
+const CACHE_VERSION = 6;
 
 interface Header {
   v: number;
@@ -39,13 +39,13 @@ interface Header {
   until: number | null;
   workspace: Workspace | null;
   events: Record<string, string>;
-  /** Issue 17: the run records' signature when a budget was evaluated. */
+  /** Issue 17: the run records' signature when a budget was evaluated (taken before they were read). */
   spending?: string | null;
   now: string;
   /** The first line of the text file this header belongs to. */
   token: string;
   /** Issue 16: the HEAD the freshness check compared with, and the recorded commits git did not know. */
-  git?: { head: string | null; unknown: string[]; objects?: string } | null;
+  git?: { head: string | null; unknown: string[]; objects?: string[] } | null;
 }
 
 export interface CachedFrontier {
@@ -140,12 +140,14 @@ export function restampFrontier(home: Home, agent: string, view: FrontierView, h
   writeCache(cachePath(home, agent, view), JSON.stringify({ ...h, v: CACHE_VERSION }), join(home.local, 'tmp'));
 }
 
-export function headerFor(fp: string, gfp: string, bounds: { from: number; until: number }, used: InputUse, home: Home, now: string): Omit<Header, 'v' | 'token'> {
-  const events: Record<string, string> = {};
-  for (const a of used.eventAgents) events[a] = eventsSignature(home, a);
+/**
+ * The header of a new answer. Every signature in it comes from `used`, where the evaluation took it
+ * before reading what it signs (see InputUse): none is taken here, after the reads.
+ */
+export function headerFor(fp: string, gfp: string, bounds: { from: number; until: number }, used: InputUse, now: string): Omit<Header, 'v' | 'token'> {
   return {
     fp, gfp, from: Number.isFinite(bounds.from) ? bounds.from : null, until: Number.isFinite(bounds.until) ? bounds.until : null,
-    workspace: used.workspace, events, now, spending: used.spending ? spendingSignature(home) : null,
-    git: used.head === undefined ? null : { head: used.head, unknown: used.unknownCommits, ...(used.unknownCommits.length ? { objects: objectsSignature(used.cwd, used.unknownCommits) } : {}) },
+    workspace: used.workspace, events: { ...used.eventSigs }, now, spending: used.spendingSig,
+    git: used.head === undefined ? null : { head: used.head, unknown: used.unknownCommits, ...(used.unknownCommits.length ? { objects: used.unknownObjects } : {}) },
   };
 }

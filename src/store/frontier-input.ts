@@ -7,13 +7,13 @@ import { fileKey } from './cache-file.js';
 import { capabilityStates } from './capabilities.js';
 import { loadGraph, type LoadedGraph } from './graph-index.js';
 import { agentDir, type Home } from './home.js';
-import { readHead, readWorkspace } from './workspace.js';
+import { objectsSignature, readHead, readWorkspace } from './workspace.js';
 import { ancestryCache, type AncestryCache } from './ancestry-cache.js';
 import { maxAgeMs, NO_POLICY, type Ancestry, type FrontierPolicy } from '../core/frontier-freshness.js';
 import { readRecordText } from './record-file.js';
 import { HolonError } from '../core/errors.js';
 import { describeFigures, timeSpentAt, type SpendEntry } from '../core/budget.js';
-import { budgetsConfigured, dailyBudgetState, itemBudgetState, spendingByItem, type PolicyMemo } from './budget.js';
+import { budgetsConfigured, dailyBudgetState, itemBudgetState, spendingByItem, spendingSignature, type PolicyMemo } from './budget.js';
 
 const eventsDir = (home: Home, agent: string) => join(agentDir(home, agent), 'events');
 
@@ -101,16 +101,30 @@ export function frontierPolicy(home: Home): FrontierPolicy {
   return { max_age_ms: c.freshness?.max_age ? maxAgeMs(c.freshness.max_age) || null : null, require_worktree: c.workspace?.require_worktree === true };
 }
 
-/** What the evaluation looked at beyond the work files (for the result cache). */
+/**
+ * What the evaluation looked at beyond the work files (for the result cache). Every signature here is
+ * taken BEFORE the data it vouches for is read: a run record, event or fetch landing while the
+ * evaluation runs then leaves the stored signature behind the disk, so the next call recomputes. Taken
+ * after the read, it would sign the newer state as seen by an answer built on the older one, and the
+ * cache would serve that stale answer until something else changed.
+ */
 export interface InputUse {
   workspace: Workspace | null;
-  eventAgents: Set<string>;
-  /** A budget was evaluated from run records and thread commands (issue 17): the cache checks spendingSignature. */
+  /** eventsSignature of each agent whose event records were read, taken before the read. */
+  eventSigs: Record<string, string>;
+  /**
+   * A budget was evaluated from run records and thread commands (issue 17). Setting it true (which
+   * the budget check does before its first read) takes spendingSig at that moment.
+   */
   spending: boolean;
+  /** spendingSignature taken when the budget check first read the run records; null: never read. */
+  spendingSig: string | null;
   /** The HEAD commit when the freshness check asked for it (undefined: never asked). */
   head?: string | null;
   /** Recorded commits this repository did not have: a fetch may bring them, so the cache rechecks them. */
   unknownCommits: string[];
+  /** objectsSignature of each unknown commit (same order), taken before git was asked about it. */
+  unknownObjects: string[];
   /** Where the evaluation looked at git from. */
   cwd: string;
 }
@@ -120,7 +134,15 @@ export interface InputUse {
  * or branch, event folders are read only when a resume_when names an event.
  */
 export function buildFrontierInput(home: Home, agent: string, opts: { holder: string; nowMs: number; cwd: string }, loaded: LoadedGraph): { input: FrontierInput; problems: RecordProblem[]; used: InputUse } {
-  const used: InputUse = { workspace: null, eventAgents: new Set(), spending: false, unknownCommits: [], cwd: opts.cwd };
+  const used: InputUse = {
+    workspace: null, eventSigs: {}, spendingSig: null, unknownCommits: [], unknownObjects: [], cwd: opts.cwd,
+    get spending() {
+      return this.spendingSig !== null;
+    },
+    set spending(v: boolean) {
+      if (v && this.spendingSig === null) this.spendingSig = spendingSignature(home);
+    },
+  };
   const events = new Map<string, Set<string>>();
   const ancestry = new Map<string, Ancestry>();
   let homeRepo: string | null | undefined;
@@ -134,9 +156,11 @@ export function buildFrontierInput(home: Home, agent: string, opts: { holder: st
     capabilities: capabilityStates(home, agent),
     workspace: () => (used.workspace ??= readWorkspace(opts.cwd)),
     admittedEvents: (a) => {
-      used.eventAgents.add(a);
       let s = events.get(a);
-      if (!s) events.set(a, (s = admittedEventResources(home, a)));
+      if (!s) {
+        used.eventSigs[a] = eventsSignature(home, a);
+        events.set(a, (s = admittedEventResources(home, a)));
+      }
       return s;
     },
     budget: budgetCheck(home, agent, opts.nowMs, used),
@@ -146,9 +170,13 @@ export function buildFrontierInput(home: Home, agent: string, opts: { holder: st
       let a = ancestry.get(commit);
       if (!a) {
         const h = head();
-        a = h ? (known ??= ancestryCache(home, opts.cwd)).ask(commit, h) : 'unknown';
+        const cache = h ? (known ??= ancestryCache(home, opts.cwd)) : null;
+        a = cache && h ? cache.ask(commit, h) : 'unknown';
         ancestry.set(commit, a);
-        if (a === 'unknown') used.unknownCommits.push(commit);
+        if (a === 'unknown') {
+          used.unknownCommits.push(commit);
+          used.unknownObjects.push(cache?.objectsBefore(commit) ?? objectsSignature(opts.cwd, [commit]));
+        }
       }
       return a;
     },

@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, readFileSync, unlinkSync } from 'node:fs';
+import { appendFileSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { observedOf } from '../core/body.js';
 import { parseHolonRecord } from '../core/holon-yaml.js';
@@ -7,7 +7,9 @@ import type { WorkItem } from '../core/types.js';
 import { workFromRecord } from '../core/workitem.js';
 import { createHash } from 'node:crypto';
 import { writeCache } from './cache-file.js';
-import { readStatIndex, writeStatIndex } from './stat-index.js';
+import { readStatIndex, statIndexStamped, writeStatIndex } from './stat-index.js';
+import { VERSION as APP_VERSION } from '../version.js';
+import { BUILD_ID } from '../build-id.js';
 import { listAgents, type Home } from './home.js';
 import { workDir } from './work-store.js';
 import { keyAt, listAll, type Listing } from './work-listing.js';
@@ -24,8 +26,20 @@ import { readRecordText } from './record-file.js';
  */
 
 // 9: budgets in slim items (issue 17); 10: freshness facts and roles (issue 16) or per-item log
-// patches (speedfront); 11: all of them.
-const VERSION = 11;
+// patches (speedfront); 11: all of them; 12: the build stamp in the base, in each log line and in the idx.
+const VERSION = 12;
+
+/**
+ * Which code wrote a cache entry: the cache layout, holon's version and its build id. Builds differ in
+ * what an entry holds (slimOf) and how it is hashed, and an old build's watcher may still be running
+ * (its chunks are kept) beside a newer CLI, both writing the same files: the base, every log line and
+ * the idx carry the stamp, and anything stamped otherwise (or not at all) is ignored, never trusted.
+ */
+// A plain string, not a hash: a short command must not load node:crypto for it (test/cli/bundle.test.ts).
+export const GRAPH_STAMP = `${VERSION}/${APP_VERSION}/${BUILD_ID}`;
+
+/** One line of the patch log: `[name, entry or 0 (gone), stamp]`. */
+const logLine = (name: string, entry: Entry | 0) => JSON.stringify([name, entry, GRAPH_STAMP]) + '\n';
 
 type Slim = Partial<WorkItem>;
 
@@ -173,7 +187,7 @@ function readEntries(path: string): { entries: Record<string, Entry>; logged: nu
   let entries: Record<string, Entry> | null = null;
   try {
     const c = JSON.parse(readFileSync(path, 'utf8'));
-    if (c.version === VERSION && c.entries) entries = c.entries;
+    if (c.version === VERSION && c.build === GRAPH_STAMP && c.entries) entries = c.entries;
   } catch {
     // No cache yet, or a broken one: rebuild it.
   }
@@ -189,7 +203,9 @@ function readEntries(path: string): { entries: Record<string, Entry>; logged: nu
     if (!line) continue;
     logged++;
     try {
-      const [name, entry] = JSON.parse(line) as [string, Entry | 0];
+      const [name, entry, stamp] = JSON.parse(line) as [string, Entry | 0, string?];
+      // Written by another build (or before lines had stamps): not trusted; its file is parsed again.
+      if (stamp !== GRAPH_STAMP) continue;
       if (entry) entries[name] = entry;
       else delete entries[name];
     } catch {
@@ -208,7 +224,7 @@ function writeEntries(home: Home, cachePath: string, entries: Record<string, Ent
       // No log (a read-only home, a missing folder): write the base.
     }
   }
-  writeCache(cachePath, JSON.stringify({ version: VERSION, entries }), join(home.local, 'tmp'));
+  writeCache(cachePath, JSON.stringify({ version: VERSION, build: GRAPH_STAMP, entries }), join(home.local, 'tmp'));
   // After the base: a crash in between replays the log onto it, which is harmless (see above). The
   // second file is what holon wrote when it listed big homes with `find`: no longer read.
   for (const old of [logOf(cachePath), cachePath.slice(0, -'.json'.length) + '.find.json']) {
@@ -251,7 +267,7 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
       const stored: Entry = racy.has(name) ? ['~' + key, parsed[1], parsed[2], parsed[3]] : parsed;
       entries[name] = stored;
       entry = parsed;
-      patch.push(JSON.stringify([name, stored]) + '\n');
+      patch.push(logLine(name, stored));
     }
     const r = racy.has(name);
     for (let k = 0; k < 4; k++) idxStats[4 * count + k] = r ? NaN : stats[4 * i + k];
@@ -268,13 +284,14 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
       const key = keys.get(name);
       if (key !== undefined && (entries[name][0] === key || entries[name][0] === '~' + key)) continue;
       delete entries[name];
-      patch.push(JSON.stringify([name, 0]) + '\n');
+      patch.push(logLine(name, 0));
     }
   }
   out.digest[agent] = digest;
   if (patch.length) writeEntries(home, cachePath, entries, count, logged, patch);
-  if (patch.length || !existsSync(idxOf(cachePath))) {
-    writeStatIndex(idxOf(cachePath), { names: idxNames.join('\n'), count, stats: idxStats.subarray(0, count * 4), hashes: idxHashes.subarray(0, count) }, join(home.local, 'tmp'));
+  // Also when the snapshot is missing or another build's (whose hashes this build cannot use).
+  if (patch.length || !statIndexStamped(idxOf(cachePath), GRAPH_STAMP)) {
+    writeStatIndex(idxOf(cachePath), { names: idxNames.join('\n'), count, stats: idxStats.subarray(0, count * 4), hashes: idxHashes.subarray(0, count) }, GRAPH_STAMP, join(home.local, 'tmp'));
   }
 }
 
@@ -286,7 +303,7 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
  */
 export function quickDigest(home: Home, listing: Listing): number | null {
   const { agent, names, stats, racy, cachePath } = listing;
-  const idx = readStatIndex(idxOf(cachePath));
+  const idx = readStatIndex(idxOf(cachePath), GRAPH_STAMP);
   if (!idx || idx.count !== names.length || idx.names !== listing.joined) return null;
   const prefix = workDir(home, agent) + '/';
   const patch: string[] = [];
@@ -299,7 +316,7 @@ export function quickDigest(home: Home, listing: Listing): number | null {
       const parsed = parseEntry(prefix + names[i], names[i].slice(0, -3), agent, key);
       if (!parsed) return null;
       const r = racy.has(names[i]);
-      patch.push(JSON.stringify([names[i], r ? ['~' + key, parsed[1], parsed[2], parsed[3]] : parsed]) + '\n');
+      patch.push(logLine(names[i], r ? ['~' + key, parsed[1], parsed[2], parsed[3]] : parsed));
       for (let k = 0; k < 4; k++) s[j + k] = r ? NaN : stats[j + k];
       idx.hashes[i] = parsed[3];
     }
@@ -311,7 +328,7 @@ export function quickDigest(home: Home, listing: Listing): number | null {
     } catch {
       // The graph cache then parses these files itself.
     }
-    writeStatIndex(idxOf(cachePath), idx, join(home.local, 'tmp'));
+    writeStatIndex(idxOf(cachePath), idx, GRAPH_STAMP, join(home.local, 'tmp'));
   }
   return digest;
 }

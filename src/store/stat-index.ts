@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { writeCache } from './cache-file.js';
 
 /**
@@ -11,11 +11,17 @@ import { writeCache } from './cache-file.js';
  * again. The snapshot is written whole, by temp file + rename, so a reader never sees a file's new
  * numbers with its old hash.
  *
- * Layout (little-endian): u32 magic, u32 count, u32 byte length of the names, the names (UTF-8, '\n'
- * between them), padding to 8 bytes, count*4 f64 numbers, count f64 hashes.
+ * The hashes are computed by one build of holon (graph-index.ts), so the snapshot carries that build's
+ * stamp and a reader of another build (an old watcher still running, a newer CLI) ignores it.
+ *
+ * Layout (little-endian): u32 magic, u32 count, u32 byte length of the names, u32 byte length of the
+ * stamp, the writer's stamp (UTF-8), the names (UTF-8, '\n' between them), padding to 8 bytes, count*4
+ * f64 numbers, count f64 hashes.
  */
 
-const MAGIC = 0x484f4c31;
+// 'HOL2': the layout with the stamp (HOL1 had none; a build that writes it finds HOL2 foreign too).
+const MAGIC = 0x484f4c32;
+const FIXED = 16;
 
 export interface StatIndex {
   names: string;
@@ -26,33 +32,67 @@ export interface StatIndex {
 
 const pad8 = (n: number) => (n + 7) & ~7;
 
-export function readStatIndex(path: string): StatIndex | null {
+/** Whether the head of `buf` (magic, lengths, stamp) is this layout's, written under `stamp`; its end. */
+function headEnd(buf: Buffer, stamp: string): number | null {
+  if (buf.length < FIXED || buf.readUInt32LE(0) !== MAGIC) return null;
+  const len = buf.readUInt32LE(12);
+  const want = Buffer.from(stamp, 'utf8');
+  if (len !== want.length || buf.length < FIXED + len || !buf.subarray(FIXED, FIXED + len).equals(want)) return null;
+  return FIXED + len;
+}
+
+/** The snapshot at `path`, or null: none, torn, another layout, or written by a build with another stamp. */
+export function readStatIndex(path: string, stamp: string): StatIndex | null {
   let buf: Buffer;
   try {
     buf = readFileSync(path);
   } catch {
     return null;
   }
-  if (buf.length < 12 || buf.readUInt32LE(0) !== MAGIC) return null;
+  const head = headEnd(buf, stamp);
+  if (head === null) return null;
   const count = buf.readUInt32LE(4);
   const namesLen = buf.readUInt32LE(8);
-  const at = pad8(12 + namesLen);
+  const at = pad8(head + namesLen);
   if (buf.length !== at + count * 40) return null;
   // Copied out: a Float64Array view needs an 8-aligned offset into the buffer's memory.
   const numbers = new Float64Array(count * 5);
   new Uint8Array(numbers.buffer).set(buf.subarray(at, at + count * 40));
-  return { names: buf.toString('utf8', 12, 12 + namesLen), count, stats: numbers.subarray(0, count * 4), hashes: numbers.subarray(count * 4) };
+  return { names: buf.toString('utf8', head, head + namesLen), count, stats: numbers.subarray(0, count * 4), hashes: numbers.subarray(count * 4) };
 }
 
-export function writeStatIndex(path: string, idx: StatIndex, tmpDir: string): void {
+export function writeStatIndex(path: string, idx: StatIndex, stamp: string, tmpDir: string): void {
   const names = Buffer.from(idx.names, 'utf8');
-  const at = pad8(12 + names.length);
+  const st = Buffer.from(stamp, 'utf8');
+  const head = FIXED + st.length;
+  const at = pad8(head + names.length);
   const buf = Buffer.alloc(at + idx.count * 40);
   buf.writeUInt32LE(MAGIC, 0);
   buf.writeUInt32LE(idx.count, 4);
   buf.writeUInt32LE(names.length, 8);
-  names.copy(buf, 12);
+  buf.writeUInt32LE(st.length, 12);
+  st.copy(buf, FIXED);
+  names.copy(buf, head);
   buf.set(new Uint8Array(idx.stats.buffer, idx.stats.byteOffset, idx.count * 32), at);
   buf.set(new Uint8Array(idx.hashes.buffer, idx.hashes.byteOffset, idx.count * 8), at + idx.count * 32);
   writeCache(path, buf, tmpDir);
+}
+
+/** Whether `path` is a snapshot of this layout written under `stamp` (reads only its head). */
+export function statIndexStamped(path: string, stamp: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    const size = FIXED + Buffer.byteLength(stamp, 'utf8');
+    const head = Buffer.alloc(size);
+    return readSync(fd, head, 0, size, 0) === size && headEnd(head, stamp) === size;
+  } catch {
+    return false;
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { project, tempDir } from '../helpers/cli.js';
@@ -162,4 +162,28 @@ describe('the frontier fast path', () => {
     expect(existsSync(join(local, 'cache'))).toBe(true);
     expect(ids).toHaveLength(300);
   }, 120_000);
+
+  it('trusts no graph cache log line written by another build (or by one before lines had a stamp)', async () => {
+    const p = await project();
+    const id = await p.create('still open');
+    // The real clock: the racy window is judged against it.
+    const env = {};
+    // Past the racy window, so the cache keeps the file's real key (a racy entry is never reused).
+    await settled(p.workFile(id));
+    expect((await p.json(['frontier'], env)).runnable.map((r: any) => r.id)).toEqual([id]);
+    const cache = join(p.home, 'local/cache');
+    const name = `${id}.md`;
+    // The entry as the cache holds it now: the base, then the log's lines for the file.
+    const log = existsSync(join(cache, 'graph-main.log')) ? readFileSync(join(cache, 'graph-main.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)) : [];
+    const key = (log.filter((l) => l[0] === name).pop()?.[1] ?? JSON.parse(readFileSync(join(cache, 'graph-main.json'), 'utf8')).entries[name])[0];
+    expect(key).not.toMatch(/^~/);
+    // Lines with the file's current key that say the item is done: one of an old build (no stamp),
+    // one of another build (another stamp). Trusted, the item would vanish from the frontier.
+    const forged = [key, 'D', 0, 1];
+    appendFileSync(join(cache, 'graph-main.log'), `${JSON.stringify([name, forged])}\n${JSON.stringify([name, forged, 'ffffffffffffffff'])}\n`);
+    // Without the cached answer, the next call loads the graph cache (base + log).
+    for (const f of readdirSync(cache)) if (f.startsWith('frontier-main-')) unlinkSync(join(cache, f));
+    expect((await p.json(['frontier'], env)).runnable.map((r: any) => r.id)).toEqual([id]);
+  });
 });
+

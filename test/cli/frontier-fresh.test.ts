@@ -171,6 +171,30 @@ describe('the shared-checkout guard', () => {
 });
 
 describe('roles', () => {
+  it('claim and transfer resolve a role exclusion as explain does: through superseded_by', async () => {
+    const p = await repoProject();
+    expect((await p.h(['agent', 'add', 'bob'])).code).toBe(0);
+    const impl = await p.create('Implement it', ['--role', 'implementer']);
+    const redo = await p.create('Implement it again', ['--role', 'implementer']);
+    const review = await p.create('Review it', ['--role', 'reviewer', '--depends-on', impl, '--exclude', 'role:implementer']);
+    expect((await p.h(['claim', impl, '--agent', 'bob'])).code).toBe(0);
+    expect((await p.h(['claim', redo])).code).toBe(0);
+    expect((await p.h(['release', redo])).code).toBe(0);
+    expect((await p.h(['release', impl, '--agent', 'bob'])).code).toBe(0);
+    expect((await p.h(['supersede', impl, '--by', redo, '--reason', 'redone'])).code).toBe(0);
+    // The review follows the replacement now: main served on it, bob no longer counts.
+    const claimsCheck = async (agent: string) => (await p.json(['explain', review, '--agent', agent])).checks.find((c: any) => c.check === 'claims');
+    expect(await claimsCheck('main')).toMatchObject({ pass: false, code: 'excluded' });
+    expect((await claimsCheck('bob')).pass).toBe(true);
+    const mine = await p.h(['claim', review]);
+    expect(mine.code).toBe(3);
+    expect(mine.stderr).toContain(`served as implementer on ${redo}`);
+    expect((await p.h(['claim', review, '--agent', 'bob'])).code).toBe(0);
+    const handOff = await p.h(['transfer', review, '--to', 'main', '--agent', 'bob']);
+    expect(handOff.code).toBe(3);
+    expect(handOff.stderr).toContain(`served as implementer on ${redo}`);
+  });
+
   it('new/edit --role, shown in list, show and resume; the implementer may not take the review', async () => {
     const p = await repoProject();
     expect((await p.h(['agent', 'add', 'peer'])).code).toBe(0);

@@ -1,0 +1,77 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { computeFrontier } from '../../src/core/frontier.js';
+import { headerFor, stillValid } from '../../src/store/frontier-cache.js';
+import { loadFrontierInput } from '../../src/store/frontier-input.js';
+import { openHome } from '../../src/store/home.js';
+import { GRAPH_STAMP } from '../../src/store/graph-index.js';
+import { readStatIndex, statIndexStamped, writeStatIndex } from '../../src/store/stat-index.js';
+import { project, tempDir } from '../helpers/cli.js';
+
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' }).trim();
+
+const NOW = '2026-11-30T06:00:00Z';
+
+/**
+ * S1: the result cache's signatures (events, run records, git objects of unknown commits) vouch for
+ * what the evaluation read, so each is taken before its read. Here the change lands in the window a
+ * concurrent writer could hit: after the evaluation read the data, before the answer's header is
+ * built. The header must not sign the new state as seen (stillValid false), else the stale answer
+ * would be served until something else changed.
+ */
+describe('the frontier cache signs what it read, not what came after', () => {
+  it('an event, a run record or a fetched object landing after the read invalidates the answer', async () => {
+    const p = await project();
+    git(p.dir, 'init', '-q', '-b', 'main');
+    git(p.dir, 'commit', '-q', '--allow-empty', '-m', 'v1');
+    const peer = join(tempDir(), 'peer');
+    git(p.dir, 'clone', '-q', p.dir, peer);
+    git(peer, 'commit', '-q', '--allow-empty', '-m', 'side');
+    const side = git(peer, 'rev-parse', 'HEAD');
+    const waiting = await p.create('after the CI run', [], { HOLON_NOW: NOW });
+    expect((await p.h(['defer', waiting, '--when', 'event:ci:run/1', '--reason', 'CI'], { HOLON_NOW: NOW })).code).toBe(0);
+    await p.create('on a budget', ['--budget', 'runs=1'], { HOLON_NOW: NOW });
+    const ported = await p.create('port the side fix', [], { HOLON_NOW: NOW });
+    expect((await p.h(['evidence', ported, 'works on the side', '--commit', side], { HOLON_NOW: NOW })).code).toBe(0);
+
+    const home = openHome({ cwd: p.dir, env: {} });
+    const nowMs = Date.parse(NOW);
+    const changes: Array<[string, () => void]> = [
+      ['an event record', () => (mkdirSync(join(p.home, 'agents/main/events'), { recursive: true }), writeFileSync(join(p.home, 'agents/main/events/e-late0001.yaml'), 'id: "e-late0001"\nstatus: "admitted"\nresource: "ci:run/1"\n'))],
+      ['a run record', () => (mkdirSync(join(p.home, 'local/runs'), { recursive: true }), writeFileSync(join(p.home, 'local/runs/r-late0001.json'), '{}'))],
+      ['a fetch', () => git(p.dir, 'fetch', '-q', peer, 'main:side')],
+    ];
+    // Evaluates, lets `between` run after the reads and before the header, and says if the answer still holds.
+    const answerHolds = async (between: () => void) => {
+      const { input, used } = await loadFrontierInput(home, 'main', { holder: 'agent:main', nowMs, cwd: p.dir });
+      const bounds = { from: -Infinity, until: Infinity };
+      const f = computeFrontier(input, { bounds });
+      // It read all three: the agent's events, the run records (a budget), git about an unknown commit.
+      expect(Object.keys(used.eventSigs)).toEqual(['main']);
+      expect(used.spending).toBe(true);
+      expect(used.unknownCommits).toEqual([side]);
+      between();
+      return stillValid(home, { ...headerFor('fp', 'gfp', bounds, used, f.now), v: 6, token: 't' }, nowMs, p.dir);
+    };
+    for (const [what, change] of changes) {
+      expect(await answerHolds(() => {}), `${what}: nothing changed`).toBe(true);
+      expect(await answerHolds(change), `${what}: signed as seen`).toBe(false);
+    }
+  });
+});
+
+describe('the graph snapshot (graph-A.idx) of another build', () => {
+  it('is ignored: its hashes are that build\'s', () => {
+    const path = join(tempDir(), 'graph-main.idx');
+    const idx = { names: 'a.md\nb.md', count: 2, stats: new Float64Array([1, 2, 3, 4, 5, 6, 7, 8]), hashes: new Float64Array([9, 10]) };
+    writeStatIndex(path, idx, GRAPH_STAMP, tempDir());
+    expect(readStatIndex(path, GRAPH_STAMP)).toMatchObject({ names: 'a.md\nb.md', count: 2 });
+    expect(statIndexStamped(path, GRAPH_STAMP)).toBe(true);
+    writeStatIndex(path, idx, 'another build', tempDir());
+    expect(readStatIndex(path, GRAPH_STAMP)).toBeNull();
+    expect(statIndexStamped(path, GRAPH_STAMP)).toBe(false);
+  });
+});

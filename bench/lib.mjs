@@ -23,3 +23,10 @@ export function printTable(title, rows) {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
   for (const r of rows) console.log('  ' + r.map((c, i) => String(c).padEnd(widths[i])).join('  '));
 }
+
+/** `--name VALUE` from this script's arguments, else `dflt`. */
+export function opt(name, dflt) {
+  const args = process.argv.slice(2);
+  const i = args.indexOf(`--${name}`);
+  return i === -1 ? dflt : args[i + 1];
+}

@@ -14,14 +14,10 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { measure } from './rusage.mjs';
+import { opt } from './lib.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = join(ROOT, 'bin/holon.js');
-const args = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = args.indexOf(`--${name}`);
-  return i === -1 ? dflt : args[i + 1];
-};
 const RUNS = Number(opt('runs', process.env.HOLON_BENCH_RUNS ?? 7));
 const SIZES = String(opt('sizes', '1000,10000')).split(',').map(Number);
 if (process.env.HOLON_BENCH_50K && !SIZES.includes(50000)) SIZES.push(50000);

@@ -1,6 +1,6 @@
 import { HolonError, invalid, usage } from './errors.js';
 import type { TokenUse } from './runner-output.js';
-import { humanDuration, iso } from './time.js';
+import { durationMs, humanDuration, iso } from './time.js';
 
 /**
  * Budgets (issue 17, docs/budgets.md): how much an item or an agent's day may spend, the spending
@@ -20,21 +20,8 @@ export type Budget = Partial<Record<Figure, number | null>>;
 
 const SUFFIX: Record<string, number> = { '': 1, k: 1e3, m: 1e6, g: 1e9 };
 const UNLIMITED = new Set(['none', 'unlimited', 'off']);
-const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 
 const EXAMPLE = 'e.g. tokens=2M,cost=5usd,runs=20,time=2h (a figure =none lifts a default)';
-
-function parseTime(v: string): number | undefined {
-  const re = /(\d+(?:\.\d+)?)(ms|s|m|h|d|w)/gy;
-  let total = 0;
-  let matched = 0;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(v))) {
-    total += Number(m[1]) * DURATION_UNITS[m[2]];
-    matched = re.lastIndex;
-  }
-  return matched === v.length && total > 0 ? total : undefined;
-}
 
 function parseFigure(fig: Figure, raw: string): number | undefined {
   const v = raw.trim().toLowerCase();
@@ -47,7 +34,7 @@ function parseFigure(fig: Figure, raw: string): number | undefined {
     return m ? Number(m[1]) : undefined;
   }
   if (fig === 'runs') return /^\d+$/.test(v) ? Number(v) : undefined;
-  return parseTime(v);
+  return durationMs(v);
 }
 
 const HOW: Record<Figure, string> = {

@@ -9,8 +9,8 @@ const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000,
 
 const MAX_DURATION_MS = 100 * 365 * UNITS.d;
 
-/** Parses "90s", "45m", "2h30m", "1d"; returns milliseconds. */
-export function parseDuration(text: string, field = 'duration'): number {
+/** "90s", "45m", "2h30m", "1d" in milliseconds; undefined when the text is not such a duration. */
+export function durationMs(text: string): number | undefined {
   const s = String(text).trim();
   const re = /(\d+(?:\.\d+)?)(ms|s|m|h|d|w)/gy;
   let total = 0;
@@ -20,7 +20,13 @@ export function parseDuration(text: string, field = 'duration'): number {
     total += Number(m[1]) * UNITS[m[2]];
     matched = re.lastIndex;
   }
-  if (!s || matched !== s.length || total <= 0) {
+  return s && matched === s.length && total > 0 ? total : undefined;
+}
+
+/** Parses "90s", "45m", "2h30m", "1d"; returns milliseconds. */
+export function parseDuration(text: string, field = 'duration'): number {
+  const total = durationMs(text);
+  if (total === undefined) {
     throw invalid(`${field} "${text}" is not a duration`, 'use a number and a unit, e.g. 90s, 45m, 2h, 1d or 2h30m');
   }
   // Beyond this, now + duration is no longer a representable time (and no plan waits a century).

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { project, tempDir } from '../helpers/cli.js';
 import { git } from '../helpers/clones.js';
+import { writeGraph } from '../helpers/graph.js';
 
 /**
  * The fast path (cached listing, graph cache with its patch log, cached answer) must give exactly the
@@ -18,29 +19,11 @@ async function settled(file: string): Promise<void> {
   while (Date.now() - statSync(file).ctimeMs < 2100) await new Promise((r) => setTimeout(r, 100));
 }
 
-function populate(work: string, n: number): string[] {
-  const ids = Array.from({ length: n }, (_, i) => `w-f${i.toString(32).padStart(5, '0')}`);
-  ids.forEach((id, i) => {
-    const lines = [`id: "${id}"`, `title: "item ${i}"`, 'agent: "main"', `status: "${i % 4 === 0 ? 'done' : 'open'}"`];
-    lines.push(i % 40 === 7 ? 'class: "user_gate"' : 'class: "advancement_task"');
-    if (i % 40 === 7) lines.push('decision_scope:', `  scope: "api:action:k${i % 3}"`);
-    lines.push(`priority: "P${i % 5}"`, `created_at: "2026-11-01T00:${String(i % 60).padStart(2, '0')}:00Z"`, 'revision: 1');
-    if (i > 0 && i % 5 === 1) lines.push('depends_on:', `  - "${ids[i - 1]}"`);
-    if (i % 17 === 3) lines.push('needs_decision:', `  - "api:action:k${i % 3}"`);
-    // Leases that end at 06:30 and conditions that fall due at 07:00: a clock change moves items.
-    if (i % 13 === 5) lines.push('claim:', '  holder: "agent:peer"', '  claimed_at: "2026-11-30T05:00:00Z"', '  expires_at: "2026-11-30T06:30:00Z"', '  version: 1', '  epoch: 1');
-    if (i % 19 === 2) lines[3] = 'status: "deferred"', lines.push('resume_when:', '  - "at:2026-11-30T07:00:00Z"');
-    if (i % 23 === 4) lines.push('branch: "main"');
-    writeFileSync(join(work, `${id}.md`), `---\n${lines.join('\n')}\n---\n\n## Objective\n\nitem ${i}\n\n## Progress\n\n`);
-  });
-  return ids;
-}
-
 describe('the frontier fast path', () => {
   it('gives the answer of a full evaluation after every kind of change', async () => {
     const p = await project();
     const work = join(p.home, 'agents/main/work');
-    const ids = populate(work, 300);
+    const ids = writeGraph(work, 300);
     git(p.dir, 'init', '-q', '-b', 'main');
     git(p.dir, 'config', 'user.email', 't@test');
     git(p.dir, 'config', 'user.name', 'test');

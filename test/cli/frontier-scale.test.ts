@@ -2,27 +2,12 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { project } from '../helpers/cli.js';
-
-/** Writes n items straight to disk (fast), with dependencies, gates, claims and waits. */
-function populate(work: string, n: number): string[] {
-  const ids = Array.from({ length: n }, (_, i) => `w-s${i.toString(32).padStart(6, '0')}`);
-  ids.forEach((id, i) => {
-    const lines = [`id: "${id}"`, `title: "item ${i}"`, 'agent: "main"', `status: "${i % 3 === 0 ? 'done' : 'open'}"`];
-    lines.push(i % 50 === 7 ? 'class: "user_gate"' : 'class: "advancement_task"');
-    if (i % 50 === 7) lines.push('decision_scope:', `  scope: "api:action:k${i % 4}"`);
-    lines.push(`priority: "P${i % 5}"`, `created_at: "2026-11-01T00:${String(i % 60).padStart(2, '0')}:00Z"`, 'revision: 1');
-    if (i > 0 && i % 4 === 1) lines.push('depends_on:', `  - "${ids[i - 1]}"`);
-    if (i % 11 === 3) lines.push('needs_decision:', `  - "api:action:k${i % 4}"`);
-    if (i % 13 === 5) lines.push('claim:', '  holder: "agent:peer"', '  claimed_at: "2026-11-30T05:00:00Z"', '  expires_at: "2026-11-30T07:00:00Z"', '  version: 1', '  epoch: 1');
-    writeFileSync(join(work, `${id}.md`), `---\n${lines.join('\n')}\n---\n\n## Objective\n\nitem ${i}\n`);
-  });
-  return ids;
-}
+import { writeGraph } from '../helpers/graph.js';
 
 describe('the frontier at scale', () => {
   it('lists 1,200 files in process and gives the answer of a full evaluation, edits included', async () => {
     const p = await project();
-    const ids = populate(join(p.home, 'agents/main/work'), 1200);
+    const ids = writeGraph(join(p.home, 'agents/main/work'), 1200);
     const env = { HOLON_NOW: '2026-11-30T06:00:00Z' };
     const first = await p.h(['frontier', '--json'], env);
     expect(first.code).toBe(0);

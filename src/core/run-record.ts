@@ -24,6 +24,12 @@ export interface RunRecord {
   /** The runner's process (group) id while it runs. */
   pid: number | null;
   started_at: string;
+  /**
+   * The start in epoch milliseconds. `started_at` has whole seconds, and two quick runs of one item
+   * (a runner that fails at once, then its retry) share a second: this orders them (runOrder).
+   * Absent in records written before it existed.
+   */
+  started_ms?: number;
   ended_at: string | null;
   duration_ms: number | null;
   status: RunStatus;
@@ -48,6 +54,13 @@ export interface RunRecord {
   blocked: boolean;
   /** Set on an interrupted run once a later run resumed it (so it is resumed only once). */
   resumed_by: string | null;
+}
+
+/** Oldest first: by start to the millisecond where recorded, then by end, then by id. */
+export function runOrder(a: RunRecord, b: RunRecord): number {
+  const sa = a.started_ms ?? Date.parse(a.started_at);
+  const sb = b.started_ms ?? Date.parse(b.started_at);
+  return sa - sb || (a.ended_at ?? '~').localeCompare(b.ended_at ?? '~') || a.id.localeCompare(b.id);
 }
 
 /**

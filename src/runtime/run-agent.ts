@@ -133,6 +133,7 @@ export function startRun(home: Home, job: RunJob, cfg: RunnerConfig, timeoutMs: 
     watcher_pid: process.pid,
     pid: null,
     started_at: iso(startMs),
+    started_ms: startMs,
     ended_at: null,
     duration_ms: null,
     status: 'running',

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { notFound, invalid } from '../core/errors.js';
 import { assertSafeId, closeMatches, formatId } from '../core/ids.js';
-import type { RunRecord } from '../core/run-record.js';
+import { runOrder, type RunRecord } from '../core/run-record.js';
 import type { SessionTotals } from '../core/runner-output.js';
 import { iso } from '../core/time.js';
 import { writeFileAtomic } from './atomic-write.js';
@@ -105,7 +105,7 @@ export function listRuns(home: Home, filter: { agent?: string; work?: string } =
     if (filter.work && r.work_item !== filter.work && !r.work_item.startsWith(filter.work)) continue;
     runs.push({ ...r });
   }
-  return runs.sort((a, b) => a.started_at.localeCompare(b.started_at) || (a.ended_at ?? '~').localeCompare(b.ended_at ?? '~') || a.id.localeCompare(b.id));
+  return runs.sort(runOrder);
 }
 
 /** The waits an agent's successful runs consumed (named by their wakes). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { judgeRun, type JudgeInput } from '../../src/core/run-judgement.js';
-import { noProgressStreak, sumRuns, type RunRecord } from '../../src/core/run-record.js';
+import { noProgressStreak, runOrder, sumRuns, type RunRecord } from '../../src/core/run-record.js';
 import { retryDelayMs, retryPlan } from '../../src/core/run-retry.js';
 import type { RunnerReport } from '../../src/core/runner-output.js';
 import { DEFAULT_WATCH, watchConfig, watchSettings } from '../../src/core/watch-settings.js';
@@ -95,6 +95,17 @@ describe('retryPlan: the retry a failed run owes, from the records', () => {
     const plan = retryPlan([run('error'), blocked], s)!;
     expect(plan).toMatchObject({ failures: 0, blocked: true, dueMs: Date.parse(blocked.ended_at!) });
     expect(retryPlan([run('error'), blocked, run('error')], s)).toMatchObject({ failures: 1, blocked: false });
+  });
+
+  it('orders runs that share a second by their start in milliseconds, not by their random ids (a blocked run stays the newest)', () => {
+    // A runner that fails at once: its retry and the run that blocks the item start in one second.
+    const at = '2026-01-01T10:00:00Z';
+    const second = run('error', { id: 'r-zzzz', started_at: at, ended_at: at, started_ms: Date.parse(at) + 120 });
+    const blocking = run('error', { id: 'r-aaaa', started_at: at, ended_at: at, started_ms: Date.parse(at) + 480, blocked: true });
+    const old = run('error', { started_at: '2026-01-01T09:59:59Z', ended_at: '2026-01-01T09:59:59Z' }); // written before started_ms
+    const ordered = [blocking, second, old].sort(runOrder);
+    expect(ordered.map((r) => r.id)).toEqual([old.id, 'r-zzzz', 'r-aaaa']);
+    expect(retryPlan(ordered, s)).toMatchObject({ failures: 0, blocked: true });
   });
 
   it('failed runs do not count toward the no-progress limit; runs that succeed and record nothing do', () => {

@@ -7,11 +7,11 @@ import type { RunRecord } from '../core/run-record.js';
 import type { WorkItem } from '../core/types.js';
 import { iso } from '../core/time.js';
 import { readAgent } from './agents.js';
-import { fileKey, writeCache } from './cache-file.js';
+import { fileKey, RACY_MS, writeCache } from './cache-file.js';
 import { agentDir, listAgents, type Home } from './home.js';
 import { listRuns, runsDir } from './runs.js';
 import { listCommands, listThreads, threadsDir } from './threads.js';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 
 /**
  * Budgets as the records say (docs/budgets.md): which budget applies to an item (its own, its agent's
@@ -182,8 +182,17 @@ export function budgetsConfigured(home: Home, agent: string, memo?: PolicyMemo):
   };
 }
 
-/** Names and stat keys of a folder's entries (optionally only those ending in `ext`), '' when it is absent. */
+/**
+ * What a folder holds, '' when it is absent. Only holon writes these folders (local/runs, a thread's
+ * commands), always by rename, which sets the folder's mtime and ctime to now: so the folder's own key
+ * answers for its entries once its mtime is older than RACY_MS (a later change would give a newer
+ * mtime), and a history of any length costs one stat. A folder changed more recently could change
+ * again in the same tick: then every entry (optionally only those ending in `ext`) is named with its key.
+ */
 function dirSignature(dir: string, ext?: string): string {
+  const s = statSync(dir, { throwIfNoEntry: false });
+  if (!s) return '';
+  if (s.mtimeMs < Date.now() - RACY_MS) return `dir:${s.ino}:${s.mtimeMs}:${s.ctimeMs}`;
   let names: string[];
   try {
     names = readdirSync(dir).filter((f) => !ext || f.endsWith(ext)).sort();
@@ -207,7 +216,8 @@ export function spendingSignature(home: Home): string {
     } catch {
       continue;
     }
-    for (const t of ids) parts.push(`${a}/${t}:${fileKey(join(dir, t, 'thread.yaml')) ?? '-'}[${dirSignature(join(dir, t, 'commands'), '.yaml')}]`);
+    // thread.yaml is rewritten by rename too, so the thread's folder answers for it.
+    for (const t of ids) parts.push(`${a}/${t}:${dirSignature(join(dir, t))}[${dirSignature(join(dir, t, 'commands'), '.yaml')}]`);
   }
   return parts.join('\n');
 }

@@ -36,6 +36,14 @@ export function writeCache(path: string, text: string | Uint8Array | Array<strin
 }
 
 /**
+ * A file changed within this long before it was listed is "racy" (git's word): a second change in the
+ * same timestamp tick (coarse kernel clocks, file systems with whole-second times) could leave size,
+ * mtime and ctime as they were. Its entry is stored so that it never matches and the answer built on it
+ * is not reused by file keys, so the next call reads it again; once the file is older, keys suffice.
+ */
+export const RACY_MS = 2000;
+
+/**
  * A file's identity for caches: inode, size, mtime and ctime. holon writes by rename (new inode);
  * editors and `git checkout` change mtime/ctime; so any change gives a new key. Null when absent.
  */

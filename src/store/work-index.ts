@@ -4,6 +4,7 @@ import { parseHolonRecord } from '../core/holon-yaml.js';
 import { parseMarkdownRecord, RecordParseError, type RecordProblem } from '../core/record-codec.js';
 import { summaryOf, workFromRecord, type WorkSummary } from '../core/workitem.js';
 import { writeFileAtomic } from './atomic-write.js';
+import { RACY_MS } from './cache-file.js';
 import { listAgents, type Home } from './home.js';
 import { workDir } from './work-store.js';
 import { readRecordText } from './record-file.js';
@@ -36,11 +37,10 @@ export interface LoadedWork {
 }
 
 /**
- * A file's key, and whether it is racy: changed within RACY_MS of now, so a second change in the same
+ * A file's key, and whether it is racy: changed within RACY_MS (cache-file.ts) of now, so a second change in the same
  * timestamp tick could keep the key (the argument is in graph-index.ts). A racy file's entry is stored
  * under a key no stat gives, so the next call parses it again.
  */
-const RACY_MS = 2000;
 
 function statKey(file: string, since: number): { key: string; racy: boolean } | null {
   try {

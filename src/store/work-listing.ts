@@ -1,5 +1,6 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { RACY_MS } from './cache-file.js';
 import { listAgents, type Home } from './home.js';
 import { workDir } from './work-store.js';
 
@@ -24,13 +25,6 @@ import { workDir } from './work-store.js';
  * no hash, no child process) with the rest of the cost avoided behind it.
  */
 
-/**
- * A file changed within this long before it was listed is "racy" (git's word): a second change in the
- * same timestamp tick (coarse kernel clocks, file systems with whole-second times) could leave size,
- * mtime and ctime as they were. Its entry is stored so that it never matches and the answer built on it
- * is not reused by file keys, so the next call reads it again; once the file is older, keys suffice.
- */
-const RACY_MS = 2000;
 
 function statKeys(dir: string): { names: string[]; stats: Float64Array; racy: Set<string> } | null {
   let all: string[];

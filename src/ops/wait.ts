@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from '../store/random.js';
 import { invalid, notFound, usage } from '../core/errors.js';
 import { formatId } from '../core/ids.js';
 import { ceilSecond, type Timer } from '../core/schedule.js';

@@ -1,6 +1,6 @@
 import { closeSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from './random.js';
 
 /**
  * Writes a cache file under local/: temp file + rename (readers never see a torn file) but no fsync,

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from './random.js';
 import { formatId } from '../core/ids.js';
 import { yamlValue } from '../core/record-codec.js';
 import { iso } from '../core/time.js';

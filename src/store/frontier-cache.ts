@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { randomBytes } from './random.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Workspace } from '../core/frontier.js';

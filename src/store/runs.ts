@@ -1,6 +1,6 @@
 import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from './random.js';
 import { notFound, invalid } from '../core/errors.js';
 import { assertSafeId, closeMatches, formatId } from '../core/ids.js';
 import { runOrder, type RunRecord } from '../core/run-record.js';

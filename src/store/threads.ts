@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from './random.js';
 import { invalid, notFound } from '../core/errors.js';
 import { assertSafeId, closeMatches, formatId } from '../core/ids.js';
 import { parseYamlRecord, RecordParseError, yamlValue } from '../core/record-codec.js';

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from './random.js';
 import { notFound, invalid } from '../core/errors.js';
 import { assertSafeId, closeMatches, formatId } from '../core/ids.js';
 import { parseYamlRecord, RecordParseError, yamlValue, type RecordProblem } from '../core/record-codec.js';

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from './random.js';
 import { conflict, HolonError, invalid, notFound } from '../core/errors.js';
 import { assertSafeId, closeMatches, formatId } from '../core/ids.js';
 import { parseMarkdownRecord, RecordParseError, type RecordProblem } from '../core/record-codec.js';

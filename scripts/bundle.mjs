@@ -126,6 +126,14 @@ const chunking = {
   },
 };
 
+/** signal-exit's `require('assert')` gets scripts/shims/assert.cjs; every other importer keeps node's. */
+const lightAssert = {
+  name: 'light-assert',
+  setup(b) {
+    b.onResolve({ filter: /^assert$/ }, (args) => (/node_modules\/signal-exit\//.test(args.importer) ? { path: join(ROOT, 'scripts/shims/assert.cjs') } : undefined));
+  },
+};
+
 const result = await build({
   ...common,
   entryPoints: { main: join(ROOT, 'src/cli/main.ts') },
@@ -138,9 +146,12 @@ const result = await build({
   define: { __HOLON_BUILD_ID__: JSON.stringify(id) },
   // ink imports react-devtools-core only when DEV=true; it is not installed.
   external: ['react-devtools-core'],
+  // proper-lockfile wraps fs in graceful-fs (an EMFILE queue and a patched copy of fs), which costs a
+  // fifth of a node start to load; a lock's handful of mkdir/stat/utimes/rmdir calls needs none of it.
+  alias: { 'graceful-fs': 'fs' },
   // CommonJS packages inside ESM chunks call require() for node built-ins.
   banner: { js: "import { createRequire as __holonRequire } from 'node:module'; const require = __holonRequire(import.meta.url), __holonNodeRequire = require;" },
-  plugins: [chunking],
+  plugins: [chunking, lightAssert],
 });
 
 const chunks = {};

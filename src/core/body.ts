@@ -133,7 +133,9 @@ export function formatEntry(e: LogEntry): string {
  * none of these (most items), so caches stay small.
  */
 export function observedOf(body: string): { evidence_at: string | null; evidence_commit: string | null; progress_commit: string | null } | null {
-  if (!body) return null;
+  // Only an entry that starts with its time can carry a time or a commit (ENTRY): without one there
+  // is nothing to find, and most bodies (fresh items, plain notes) are skipped with one search.
+  if (!body || !/^[ \t]*[-*] \d{4}-\d\d-\d\dT/m.test(body)) return null;
   const evidence = /^## +Evidence/im.test(body) ? readEntries(body, 'Evidence') : [];
   const progress = /\[commit /.test(body) ? readEntries(body, 'Progress') : [];
   let evidence_at: string | null = null;

@@ -12,8 +12,12 @@ type Out = unknown | typeof FAIL;
 const KEY = /^([A-Za-z_][\w.-]*):(?: (.*))?$/;
 const NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?$/;
 
+/** A double-quoted string with nothing to unescape: most values holon writes (ids, times, titles). */
+const PLAIN_QUOTED = /^"[^"\\\x00-\x1f]*"$/;
+
 function scalar(s: string): Out {
   if (s.startsWith('"')) {
+    if (PLAIN_QUOTED.test(s)) return s.slice(1, -1);
     if (s.length < 2 || !s.endsWith('"')) return FAIL;
     try {
       const v = JSON.parse(s);
@@ -32,24 +36,35 @@ function scalar(s: string): Out {
 }
 
 export function parseHolonYaml(src: string): Record<string, unknown> | null {
+  // Blank lines, comments and tabs are left to the yaml library.
+  if (src.includes('\t')) return null;
   const raw = src.split('\n');
   if (raw[raw.length - 1] === '') raw.pop();
-  const lines = raw.map((l) => {
-    const text = l.replace(/^ +/, '');
-    return { indent: l.length - text.length, text };
-  });
+  // Each line as its indent and its text after the indent, in two arrays (a cold frontier parses
+  // every record's front matter, so this loop runs for every line of a home).
+  const indents: number[] = new Array(raw.length);
+  const texts: string[] = new Array(raw.length);
+  for (let k = 0; k < raw.length; k++) {
+    const l = raw[k];
+    let n = 0;
+    while (l.charCodeAt(n) === 32) n++;
+    if (n === l.length || l.charCodeAt(n) === 35) return null;
+    indents[k] = n;
+    texts[k] = n ? l.slice(n) : l;
+  }
+  const count = raw.length;
   let i = 0;
 
   const map = (indent: number): Out => {
     const out: Record<string, unknown> = {};
-    while (i < lines.length && lines[i].indent === indent && !lines[i].text.startsWith('- ')) {
-      const m = KEY.exec(lines[i].text);
-      if (!m || Object.prototype.hasOwnProperty.call(out, m[1])) return FAIL;
+    while (i < count && indents[i] === indent && !texts[i].startsWith('- ')) {
+      const m = KEY.exec(texts[i]);
+      if (!m || m[1] === '__proto__' || Object.prototype.hasOwnProperty.call(out, m[1])) return FAIL;
       i++;
       let v: Out;
       if (m[2] === undefined || m[2] === '') {
-        if (i < lines.length && lines[i].indent > indent) v = lines[i].text.startsWith('- ') ? list(lines[i].indent) : map(lines[i].indent);
-        else if (i < lines.length && lines[i].indent === indent && lines[i].text.startsWith('- ')) return FAIL;
+        if (i < count && indents[i] > indent) v = texts[i].startsWith('- ') ? list(indents[i]) : map(indents[i]);
+        else if (i < count && indents[i] === indent && texts[i].startsWith('- ')) return FAIL;
         else v = null;
       } else v = scalar(m[2]);
       if (v === FAIL) return FAIL;
@@ -60,12 +75,13 @@ export function parseHolonYaml(src: string): Record<string, unknown> | null {
 
   const list = (indent: number): Out => {
     const out: unknown[] = [];
-    while (i < lines.length && lines[i].indent === indent && lines[i].text.startsWith('- ')) {
-      const rest = lines[i].text.slice(2);
+    while (i < count && indents[i] === indent && texts[i].startsWith('- ')) {
+      const rest = texts[i].slice(2);
       let v: Out;
       if (KEY.test(rest)) {
         // "- key: value" opens a map whose keys sit two columns further in.
-        lines[i] = { indent: indent + 2, text: rest };
+        indents[i] = indent + 2;
+        texts[i] = rest;
         v = map(indent + 2);
       } else {
         v = scalar(rest);
@@ -77,9 +93,8 @@ export function parseHolonYaml(src: string): Record<string, unknown> | null {
     return out;
   };
 
-  if (lines.some((l) => l.text === '' || l.text.includes('\t') || l.text.startsWith('#'))) return null;
   const top = map(0);
-  return top === FAIL || i !== lines.length ? null : (top as Record<string, unknown>);
+  return top === FAIL || i !== count ? null : (top as Record<string, unknown>);
 }
 
 /**

@@ -17,6 +17,8 @@ export const WORK_KEYS = [
 const EXTRA_WRITTEN = ['budget', 'budget_since'] as const;
 const WRITTEN_KEYS: readonly string[] = [...WORK_KEYS, ...EXTRA_WRITTEN];
 
+const KNOWN_KEYS: ReadonlySet<string> = new Set(WORK_KEYS);
+
 const LIST_KEYS = ['depends_on', 'resume_when', 'requires', 'write_scope', 'needs_decision', 'exclude', 'successors', 'supersedes'] as const;
 
 /** A WorkItem together with what is needed to rewrite its file faithfully. */
@@ -74,8 +76,7 @@ export function workFromRecord(rec: ParsedRecord, file: string, fileId?: string)
     fail('freshness', 'freshness must be a mapping like {max_age: 7d} (a duration, or off)', 'freshness: {max_age: 7d}');
   }
   const extra: Record<string, unknown> = {};
-  const known = new Set<string>(WORK_KEYS);
-  for (const [k, v] of Object.entries(d)) if (!known.has(k)) extra[k] = v;
+  for (const k in d) if (!KNOWN_KEYS.has(k)) extra[k] = d[k];
   const item: WorkItem = {
     id,
     title: String(d.title),

@@ -155,10 +155,10 @@ export function readItem(text: string, file: string, id: string): WorkItem {
   return item;
 }
 
-function parseEntry(file: string, id: string, agent: string, key: string): Entry | null {
+function parseEntry(file: string, id: string, agent: string, key: string, listedRegular: boolean): Entry | null {
   let text: string;
   try {
-    text = readRecordText(file);
+    text = readRecordText(file, listedRegular);
   } catch (err) {
     if (err instanceof RecordParseError) return [key, 0, err.problem, contentHash(`${id}\n${JSON.stringify(err.problem)}`)];
     return null;
@@ -215,10 +215,13 @@ function readEntries(path: string): { entries: Record<string, Entry>; logged: nu
   return { entries, logged };
 }
 
-function writeEntries(home: Home, cachePath: string, entries: Record<string, Entry>, count: number, logged: number, patch: string[]): void {
+/** Changed entries, as `[name, entry or 0]`: turned into log lines only when they go to the log. */
+type Patch = Array<[string, Entry | 0]>;
+
+function writeEntries(home: Home, cachePath: string, entries: Record<string, Entry>, count: number, logged: number, patch: Patch): void {
   if (logged + patch.length <= Math.max(64, count / 10)) {
     try {
-      appendFileSync(logOf(cachePath), patch.join(''));
+      appendFileSync(logOf(cachePath), patch.map(([name, entry]) => logLine(name, entry)).join(''));
       return;
     } catch {
       // No log (a read-only home, a missing folder): write the base.
@@ -247,7 +250,7 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
   const { agent, keys, cachePath, names, stats, racy } = listing;
   // Updated in place: building a second 10,000-key object per call costs more than the rest.
   const { entries, logged } = readEntries(cachePath);
-  const patch: string[] = [];
+  const patch: Patch = [];
   let count = 0;
   let digest = 0;
   const prefix = workDir(home, agent) + '/';
@@ -261,13 +264,13 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
     let entry = entries[name];
     const id = name.slice(0, -3);
     if (!entry || entry[0] !== key) {
-      const parsed = parseEntry(prefix + name, id, agent, key);
+      const parsed = parseEntry(prefix + name, id, agent, key, !listing.irregular.has(name));
       if (!parsed) continue;
       // A racy file's entry is stored under a key no listing gives, so the next call parses it again.
       const stored: Entry = racy.has(name) ? ['~' + key, parsed[1], parsed[2], parsed[3]] : parsed;
       entries[name] = stored;
       entry = parsed;
-      patch.push(logLine(name, stored));
+      patch.push([name, stored]);
     }
     const r = racy.has(name);
     for (let k = 0; k < 4; k++) idxStats[4 * count + k] = r ? NaN : stats[4 * i + k];
@@ -284,7 +287,7 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
       const key = keys.get(name);
       if (key !== undefined && (entries[name][0] === key || entries[name][0] === '~' + key)) continue;
       delete entries[name];
-      patch.push(logLine(name, 0));
+      patch.push([name, 0]);
     }
   }
   out.digest[agent] = digest;
@@ -313,7 +316,7 @@ export function quickDigest(home: Home, listing: Listing): number | null {
     const j = 4 * i;
     if (s[j] !== stats[j] || s[j + 1] !== stats[j + 1] || s[j + 2] !== stats[j + 2] || s[j + 3] !== stats[j + 3] || racy.has(names[i])) {
       const key = keyAt(stats, i);
-      const parsed = parseEntry(prefix + names[i], names[i].slice(0, -3), agent, key);
+      const parsed = parseEntry(prefix + names[i], names[i].slice(0, -3), agent, key, !listing.irregular.has(names[i]));
       if (!parsed) return null;
       const r = racy.has(names[i]);
       patch.push(logLine(names[i], r ? ['~' + key, parsed[1], parsed[2], parsed[3]] : parsed));

@@ -26,7 +26,7 @@ import { workDir } from './work-store.js';
  */
 
 
-function statKeys(dir: string): { names: string[]; stats: Float64Array; racy: Set<string> } | null {
+function statKeys(dir: string): { names: string[]; stats: Float64Array; racy: Set<string>; irregular: Set<string> } | null {
   let all: string[];
   try {
     all = readdirSync(dir);
@@ -38,6 +38,7 @@ function statKeys(dir: string): { names: string[]; stats: Float64Array; racy: Se
   // bytes, and the key strings are built only when the graph must be loaded.
   const stats = new Float64Array(all.length * 4);
   const racy = new Set<string>();
+  const irregular = new Set<string>();
   const since = Date.now() - RACY_MS;
   let j = 0;
   // Names relative to the folder: the kernel then resolves one path component per stat instead of the
@@ -55,11 +56,12 @@ function statKeys(dir: string): { names: string[]; stats: Float64Array; racy: Se
       stats[j++] = s.mtimeMs;
       stats[j++] = s.ctimeMs;
       if (s.ctimeMs > since || s.mtimeMs > since) racy.add(name);
+      if (!s.isFile()) irregular.add(name);
     }
   } finally {
     if (cwd) restore(cwd);
   }
-  return { names, stats: stats.subarray(0, j), racy };
+  return { names, stats: stats.subarray(0, j), racy, irregular };
 }
 
 /**
@@ -96,6 +98,8 @@ export interface Listing {
   readonly keys: Map<string, string>;
   /** Files changed too recently for their keys to prove them unchanged later (see RACY_MS). */
   racy: Set<string>;
+  /** Names that were not regular files when listed (a FIFO, a directory...): read with every guard. */
+  irregular: Set<string>;
   cachePath: string;
   /** The names joined by '\n', built on first use. */
   readonly joined: string;

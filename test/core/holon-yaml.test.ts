@@ -53,6 +53,9 @@ describe('the holon YAML subset', () => {
     ['s: "x" # trailing\n'],
     ['anchor: &a "x"\n'],
     ['s: "\\x41"\n'],
+    ['__proto__:\n  a: "x"\n'],
+    ['s: "a\tb"\n'],
+    ['s: "a\u0001b"\n'],
   ])('leaves %j to the yaml library', (text) => {
     expect(parseHolonYaml(text)).toBeNull();
   });

@@ -147,6 +147,11 @@ export interface Disposition {
  * An event: something for the runtime to handle. Queued as agents/A/inbox/ID.yaml until admitted;
  * only `operator` carries instruction authority; outside payloads are untrusted data.
  */
+/** Oldest first: by `created_at`, then by when each was queued, then by id. */
+export function eventOrder(a: Pick<HolonEvent, 'created_at' | 'queued_us' | 'id'>, b: Pick<HolonEvent, 'created_at' | 'queued_us' | 'id'>): number {
+  return a.created_at.localeCompare(b.created_at) || (a.queued_us ?? 0) - (b.queued_us ?? 0) || a.id.localeCompare(b.id);
+}
+
 export interface HolonEvent {
   id: string;
   agent: string;
@@ -159,6 +164,12 @@ export interface HolonEvent {
   /** Where it came from: "cli:notify", "ingress:<token id>", "timer:t-...", "task:k-...". */
   provenance: string;
   created_at: string;
+  /**
+   * When it was queued on the real clock, in microseconds since the epoch, strictly increasing within
+   * one process: `created_at` has whole seconds (and an injected clock may hold still), so this orders
+   * events that share it (eventOrder). Absent in records written before it existed.
+   */
+  queued_us?: number;
   status: 'queued' | 'admitted';
   admitted_at: string | null;
   disposition: Disposition | null;

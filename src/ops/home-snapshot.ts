@@ -2,7 +2,7 @@ import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { computeFrontier, type Frontier } from '../core/frontier.js';
 import type { RunRecord } from '../core/run-record.js';
 import type { Timer } from '../core/schedule.js';
-import type { HolonEvent, WorkItem } from '../core/types.js';
+import { eventOrder, type HolonEvent, type WorkItem } from '../core/types.js';
 import { isLive } from '../core/wait-matching.js';
 import { readAgentState } from '../store/agent-state.js';
 import { listAdmitted, listInbox } from '../store/event-store.js';
@@ -97,7 +97,7 @@ export async function readHomeSnapshot(home: Home, opts: { nowMs: number; cwd: s
     const last = runs[runs.length - 1];
     if (last) tails[last.id] = readTail(runLogFile(home, last.id));
     const events = [...listAdmitted(home, name), ...listInbox(home, name)]
-      .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id))
+      .sort(eventOrder)
       .slice(-(opts.eventLimit ?? 20));
     return {
       name,

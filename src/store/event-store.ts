@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { formatId } from '../core/ids.js';
 import { parseYamlRecord, RecordParseError } from '../core/record-codec.js';
-import { EVENT_MODES, EVENT_SOURCES, type HolonEvent } from '../core/types.js';
+import { EVENT_MODES, EVENT_SOURCES, eventOrder, type HolonEvent } from '../core/types.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { inboxDir, serializeEvent } from './events.js';
 import { agentDir, type Home } from './home.js';
@@ -30,6 +30,7 @@ export function eventFromData(d: Record<string, unknown>): HolonEvent {
     payload: str(d.payload),
     provenance: String(d.provenance ?? ''),
     created_at: String(d.created_at ?? ''),
+    ...(Number.isSafeInteger(d.queued_us) ? { queued_us: d.queued_us as number } : {}),
     status: d.status === 'admitted' ? 'admitted' : 'queued',
     admitted_at: str(d.admitted_at),
     disposition: (d.disposition as HolonEvent['disposition']) ?? null,
@@ -74,12 +75,14 @@ function readEventsIn(dir: string): HolonEvent[] {
       // A hand-broken record stays where it is; `holon check` names it.
     }
   }
-  return out.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+  return out.sort(eventOrder);
 }
 
-/** Per inbox folder: each queued file's created_at, read once per process (queued records never change). */
-const queuedAt = new Map<string, Map<string, string>>();
+/** Per inbox folder: each queued file's order (created_at, queued_us), read once per process (queued records never change). */
+type QueuedKey = { created_at: string; queued_us?: number; id: string };
+const queuedAt = new Map<string, Map<string, QueuedKey>>();
 const CREATED_AT = /^created_at: "([^"\n]*)"/m;
+const QUEUED_US = /^queued_us: (\d+)$/m;
 
 /**
  * Ids of an agent's queued events, oldest first (created_at, then id), without keeping their records:
@@ -95,22 +98,24 @@ export function queuedIds(home: Home, agent: string): string[] {
     queuedAt.delete(dir);
     return [];
   }
-  const known = queuedAt.get(dir) ?? new Map<string, string>();
-  const next = new Map<string, string>();
+  const known = queuedAt.get(dir) ?? new Map<string, QueuedKey>();
+  const next = new Map<string, QueuedKey>();
   for (const name of names) {
     if (!name.endsWith('.yaml')) continue;
-    let at = known.get(name);
-    if (at === undefined) {
+    let key = known.get(name);
+    if (key === undefined) {
       try {
-        at = CREATED_AT.exec(readRecordText(join(dir, name)))?.[1] ?? '';
+        const text = readRecordText(join(dir, name));
+        const us = QUEUED_US.exec(text)?.[1];
+        key = { created_at: CREATED_AT.exec(text)?.[1] ?? '', id: name.slice(0, -5), ...(us ? { queued_us: Number(us) } : {}) };
       } catch {
         continue; // gone, or not a regular file: `holon check` names it
       }
     }
-    next.set(name, at);
+    next.set(name, key);
   }
   queuedAt.set(dir, next);
-  return [...next].sort((a, b) => a[1].localeCompare(b[1]) || a[0].localeCompare(b[0])).map(([name]) => name.slice(0, -5));
+  return [...next.values()].sort(eventOrder).map((k) => k.id);
 }
 
 /** Whether an agent has a queued event, without reading any. */
@@ -172,5 +177,5 @@ export function recentOperatorEvents(home: Home, agent: string, sinceMs: number)
       // gone or broken: `holon check` reports broken records
     }
   }
-  return out.sort((a, b) => (a.admitted_at ?? '').localeCompare(b.admitted_at ?? '') || a.id.localeCompare(b.id));
+  return out.sort((a, b) => (a.admitted_at ?? '').localeCompare(b.admitted_at ?? '') || eventOrder(a, b));
 }

@@ -9,7 +9,7 @@ import { writeFileAtomic } from './atomic-write.js';
 import { agentDir, type Home } from './home.js';
 
 /** Fixed key order of event records. */
-export const EVENT_KEYS = ['id', 'agent', 'source', 'mode', 'resource', 'work_item', 'payload', 'provenance', 'created_at', 'status', 'admitted_at', 'disposition'] as const;
+export const EVENT_KEYS = ['id', 'agent', 'source', 'mode', 'resource', 'work_item', 'payload', 'provenance', 'created_at', 'queued_us', 'status', 'admitted_at', 'disposition'] as const;
 
 export const inboxDir = (home: Home, agent: string) => join(agentDir(home, agent), 'inbox');
 
@@ -17,8 +17,16 @@ export type EventInput = Pick<HolonEvent, 'source' | 'mode' | 'resource' | 'prov
 
 export function serializeEvent(ev: HolonEvent): string {
   const ordered: Record<string, unknown> = {};
-  for (const k of EVENT_KEYS) ordered[k] = ev[k];
+  for (const k of EVENT_KEYS) if (k !== 'queued_us' || ev.queued_us !== undefined) ordered[k] = ev[k];
   return yamlValue(ordered) + '\n';
+}
+
+let lastQueued = 0;
+
+/** The real time in microseconds, never the same twice in one process (HolonEvent.queued_us). */
+function queuedStamp(): number {
+  lastQueued = Math.max(Date.now() * 1000, lastQueued + 1);
+  return lastQueued;
 }
 
 /**
@@ -37,6 +45,7 @@ export function enqueueEvent(home: Home, agent: string, input: EventInput, nowMs
     payload: input.payload ?? null,
     provenance: input.provenance,
     created_at: iso(nowMs),
+    queued_us: queuedStamp(),
     status: 'queued',
     admitted_at: null,
     disposition: null,

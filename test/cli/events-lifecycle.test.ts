@@ -168,3 +168,21 @@ describe('completion and the other honest exits', () => {
     expect((await p.h(['reopen', a])).code).toBe(3);
   });
 });
+
+describe('events that share a second', () => {
+  it('are listed in the order they were admitted, not by their random ids', async () => {
+    const p = await project();
+    const a = await p.create('x');
+    const at = { HOLON_NOW: '2026-12-01T10:00:00Z' }; // a clock that holds still: every event has one created_at
+    await p.json(['wait', a, '--for', 'external:ci:run/1', '--reason', 'r'], at);
+    const ids: string[] = [];
+    for (let n = 1; n <= 6; n++) ids.push((await p.json(['notify', 'external:ci:run/1', '--mode', 'message', '--payload', `step ${n}`], at)).id);
+    const admitted = (await p.json(['inbox', '--all'], at)).admitted;
+    expect(admitted.map((e: any) => e.created_at)).toEqual(Array(6).fill('2026-12-01T10:00:00Z'));
+    expect(admitted.map((e: any) => e.id)).toEqual(ids);
+    expect(admitted.map((e: any) => e.payload)).toEqual([1, 2, 3, 4, 5, 6].map((n) => `step ${n}`));
+    // The first one queued triggered the wait; the later ones joined its wake.
+    expect(admitted[0].disposition.triggered).toHaveLength(1);
+    expect(admitted.slice(1).map((e: any) => e.disposition.joined?.length ?? 0)).toEqual([1, 1, 1, 1, 1]);
+  });
+});

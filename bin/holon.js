@@ -3,7 +3,7 @@
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   const { VERSION } = await import('../dist/version.js');
-  process.stdout.write(`${VERSION}\n`);
+  (await import('node:fs')).writeSync(1, `${VERSION}\n`);
   process.exit(0);
 }
 const { default: v8 } = await import('node:v8');
@@ -16,11 +16,27 @@ if (process.env.HOLON_DEBUG) process.setSourceMapsEnabled(true);
 const { keepsOptimizer } = await import('../dist/cli/command-word.js');
 if (!keepsOptimizer(argv) && !process.env.HOLON_V8_OPT) v8.setFlagsFromString('--no-opt');
 
-// A reader that stops early (`holon frontier | head`) is not an error.
-process.stdout.on('error', (err) => process.exit(err.code === 'EPIPE' ? 0 : 1));
+// Node makes process.stdout on first use, at ~6-11 ms of cpu: holon prints through fs.writeSync
+// (src/cli/stdout.ts), and only what needs the stream (dash, mcp, a non-blocking fd 1) makes it. This
+// notes whether anything did, and gives the stream the handler for a reader that stops early
+// (`holon frontier | head` is not an error).
+const stdoutDescriptor = Object.getOwnPropertyDescriptor(process, 'stdout');
+let stdoutMade = false;
+Object.defineProperty(process, 'stdout', {
+  configurable: true,
+  enumerable: stdoutDescriptor.enumerable,
+  get() {
+    const stream = stdoutDescriptor.get.call(process);
+    if (!stdoutMade) {
+      stdoutMade = true;
+      stream.on('error', (err) => process.exit(err.code === 'EPIPE' ? 0 : 1));
+    }
+    return stream;
+  },
+});
 
 const { main } = await import('../dist/bundle/main.js');
 const code = await main(argv);
 // process.exit drops output still queued for a pipe (large --json): exit once stdout has drained.
-if (process.stdout.writableLength > 0) process.stdout.once('drain', () => process.exit(code));
+if (stdoutMade && process.stdout.writableLength > 0) process.stdout.once('drain', () => process.exit(code));
 else process.exit(code);

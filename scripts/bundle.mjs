@@ -70,10 +70,10 @@ const HUB = 'holon:heavy-commands';
 const ident = (name) => name.replace(/-/g, '_');
 /**
  * Node built-ins that cost milliseconds to load (child_process pulls in net, dgram and the streams;
- * crypto its ~20 modules) and that a command may not use at all: in the bundle they are stand-ins whose
+ * crypto its ~20 modules, tty the net module) and that a command may not use at all: in the bundle they are stand-ins whose
  * functions require the real module on first call. src/ imports only functions from them (checked here).
  */
-const LAZY_BUILTINS = ['child_process', 'crypto', 'os', 'http'];
+const LAZY_BUILTINS = ['child_process', 'crypto', 'os', 'http', 'tty'];
 function lazyBuiltin(name) {
   const real = createRequire(import.meta.url)(name);
   const fns = Object.keys(real).filter((k) => /^[a-z]/.test(k) && typeof real[k] === 'function');

@@ -6,6 +6,7 @@ import { openHome } from '../store/home.js';
 import { listRuns } from '../store/runs.js';
 import { until, type DemoShell } from './demo-script.js';
 import { dim } from './output.js';
+import { writeOut } from './stdout.js';
 
 const BIN = fileURLToPath(new URL('../../bin/holon.js', import.meta.url));
 
@@ -91,7 +92,7 @@ async function startWatcher(sh: DemoShell, log: (line: string) => void): Promise
 export async function playReviewer(sh: DemoShell): Promise<ReviewerDemoResult> {
   const started = Date.now();
   const root = dirname(sh.home);
-  const show = (line: string) => sh.print && process.stdout.write(`${dim('  watch |')} ${line}\n`);
+  const show = (line: string) => sh.print && writeOut(`${dim('  watch |')} ${line}\n`);
 
   sh.say('A reviewer agent with a home, and a scripted runner standing in for the model.');
   sh.holon(['init', '--agent', 'reviewer']);
@@ -103,7 +104,7 @@ export async function playReviewer(sh: DemoShell): Promise<ReviewerDemoResult> {
   const w = await startWatcher(sh, show);
   try {
     const ingress = sh.json<{ url: string; token_id: string }>(['ingress', 'url']);
-    if (sh.print) process.stdout.write(`{"url": "${ingress.url.replace(/[^/]+$/, '<token: shown once, stored only as a hash>')}", "token_id": "${ingress.token_id}"}\n`);
+    if (sh.print) writeOut(`{"url": "${ingress.url.replace(/[^/]+$/, '<token: shown once, stored only as a hash>')}", "token_id": "${ingress.token_id}"}\n`);
 
     sh.say('Two PRs arrive: one WorkItem each. New work is a reason to run.');
     const a = sh.holon(['new', 'Review PR #101 (export API) and deliver a conclusion.', '--title', 'Review PR #101', '--action', 'review', '--priority', 'P1', '--accept', 'permission checks on every export endpoint']);
@@ -122,7 +123,7 @@ export async function playReviewer(sh: DemoShell): Promise<ReviewerDemoResult> {
     });
     const accepted = (await res.json()) as { event: string };
     if (res.status !== 202) throw new Error(`demo: ingress answered ${res.status}`);
-    if (sh.print) process.stdout.write(`${dim('$')} curl -X POST <url> -d '{"resource":"external:github:acme/app#101","mode":"message",...}'\n${res.status} ${JSON.stringify(accepted)}\n`);
+    if (sh.print) writeOut(`${dim('$')} curl -X POST <url> -d '{"resource":"external:github:acme/app#101","mode":"message",...}'\n${res.status} ${JSON.stringify(accepted)}\n`);
 
     sh.say('#101 resumes after #102 stops (never two runs at once), from its record; #102 resumes when its tests finish.');
     await until('both reviews to be delivered', () => {
@@ -139,7 +140,7 @@ export async function playReviewer(sh: DemoShell): Promise<ReviewerDemoResult> {
   if (sh.print) {
     for (const r of runs) {
       const said = readFileSync(join(sh.home, 'local/runs', `${r.id}.log`), 'utf8').split('\n').filter((l) => l.startsWith('reviewer on '));
-      process.stdout.write(`  ${r.id} (${r.reasons.join('+')}): ${said.join('; ') || '(nothing)'}\n`);
+      writeOut(`  ${r.id} (${r.reasons.join('+')}): ${said.join('; ') || '(nothing)'}\n`);
     }
   }
   sh.say('Every run is recorded: why it ran, how it ended, what it changed.');

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { bold, dim } from './output.js';
+import { writeOut } from './stdout.js';
 
 const BIN = fileURLToPath(new URL('../../bin/holon.js', import.meta.url));
 
@@ -14,7 +15,7 @@ export class DemoShell {
   ) {}
 
   say(text: string): void {
-    if (this.print) process.stdout.write(`\n${bold('# ' + text)}\n`);
+    if (this.print) writeOut(`\n${bold('# ' + text)}\n`);
   }
 
   /** Runs `holon ARGS`; fails the demo unless the exit code is the expected one. */
@@ -27,8 +28,8 @@ export class DemoShell {
     const code = r.status ?? 1;
     this.steps.push({ args, code, stdout: r.stdout });
     if (this.print) {
-      process.stdout.write(`${dim('$')} holon ${args.map((a) => (/[\s"#]/.test(a) ? JSON.stringify(a) : a)).join(' ')}\n`);
-      if (!opts.quiet) process.stdout.write((r.stdout + r.stderr).replace(/\n*$/, '\n').replace(/^\n$/, ''));
+      writeOut(`${dim('$')} holon ${args.map((a) => (/[\s"#]/.test(a) ? JSON.stringify(a) : a)).join(' ')}\n`);
+      if (!opts.quiet) writeOut((r.stdout + r.stderr).replace(/\n*$/, '\n').replace(/^\n$/, ''));
     }
     if (code !== (opts.expect ?? 0)) {
       throw new Error(`demo step failed: holon ${args.join(' ')} exited ${code}\n${r.stderr}`);

@@ -4,6 +4,7 @@ import { HolonError, EXIT, usage, type ErrorKind } from '../core/errors.js';
 import { printJson } from './output.js';
 import { fsRefusal } from '../store/fs-errors.js';
 import { buildProgram } from './program.js';
+import { writeErr } from './stdout.js';
 
 /** The only place that turns errors into messages and exit codes. */
 export async function main(argv: string[]): Promise<number> {
@@ -72,7 +73,7 @@ function report(err: unknown, json: boolean): number {
   const f = describe(err);
   if (!f) return 0;
   // Commander has already printed its own message to stderr; the rest is ours.
-  for (const line of f.lines) process.stderr.write(`${line}\n`);
+  for (const line of f.lines) writeErr(`${line}\n`);
   const exit_code = EXIT[f.kind];
   if (json) printJson({ error: { code: CODES[f.kind], exit_code, message: f.message, fix: f.fix } });
   return exit_code;

@@ -1,9 +1,9 @@
 /** Output helpers: data to stdout, messages to stderr; color only on a TTY without NO_COLOR. */
+import { stdoutIsTTY, writeErr, writeOut } from './stdout.js';
 
-const useColor = (stream: NodeJS.WriteStream) =>
-  Boolean(stream.isTTY) && !process.env.NO_COLOR && process.env.TERM !== 'dumb';
+const useColor = () => !process.env.NO_COLOR && process.env.TERM !== 'dumb' && stdoutIsTTY();
 
-const wrap = (code: string) => (s: string) => (useColor(process.stdout) ? `\x1b[${code}m${s}\x1b[0m` : s);
+const wrap = (code: string) => (s: string) => (useColor() ? `\x1b[${code}m${s}\x1b[0m` : s);
 export const dim = wrap('2');
 export const bold = wrap('1');
 export const green = wrap('32');
@@ -18,7 +18,7 @@ export const SCHEMA_VERSION = 1;
 
 /** Prints --json output: `schema_version` first, then the command's data. */
 export function printJson(data: object): void {
-  process.stdout.write(JSON.stringify({ schema_version: SCHEMA_VERSION, ...data }, null, 2) + '\n');
+  writeOut(JSON.stringify({ schema_version: SCHEMA_VERSION, ...data }, null, 2) + '\n');
 }
 
 /** The same for an object already serialized (2-space indented, as printJson writes it). */
@@ -28,18 +28,18 @@ export function printJsonText(text: string): void {
   while (end > 0 && text.charCodeAt(end - 1) === 10) end--;
   // In parts: a reply of megabytes is not copied into a second string first.
   const open = /^\{\n?/.exec(text);
-  process.stdout.write(open ? `{\n  "schema_version": ${SCHEMA_VERSION},\n` : '');
-  process.stdout.write(text.slice(open ? open[0].length : 0, end));
-  process.stdout.write('\n');
+  if (open) writeOut(`{\n  "schema_version": ${SCHEMA_VERSION},\n`);
+  writeOut(text.slice(open ? open[0].length : 0, end));
+  writeOut('\n');
 }
 
 export function out(text = ''): void {
-  process.stdout.write(text + '\n');
+  writeOut(text + '\n');
 }
 
 /** A message for the person (stderr), so stdout stays clean data. */
 export function note(text: string): void {
-  process.stderr.write(text + '\n');
+  writeErr(text + '\n');
 }
 
 /** Left-aligned columns; the last column is not padded. */

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { VERSION } from '../version.js';
 import { lazy } from './lazy.js';
+import { writeErr, writeOut } from './stdout.js';
 import { commandWord } from './command-word.js';
 import { defineWorkCommands } from './defs/work-defs.js';
 import { defineWatchCommands } from './defs/watch-defs.js';
@@ -48,7 +49,7 @@ export function buildProgram(argv?: string[]): Command {
     .option('--home <dir>', 'the .holon folder (or a folder containing one); default: found walking up, or $HOLON_HOME')
     .option('--agent <name>', 'the agent to act as; default: $HOLON_AGENT, holon.yaml default_agent, or the only agent')
     .showSuggestionAfterError(true)
-    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+    .configureOutput({ writeOut, writeErr });
   const word = argv ? commandWord(argv) : null;
   const only = word && word !== 'completion' && Object.prototype.hasOwnProperty.call(COMMAND_GROUPS, word) ? COMMAND_GROUPS[word] : null;
   for (const [group, define] of Object.entries(DEFINES)) if (!only || only.includes(group as Group)) define(program);

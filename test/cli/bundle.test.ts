@@ -24,7 +24,7 @@ describe('the bundled CLI', () => {
     expect(files.filter((f) => readFileSync(join(ROOT, 'dist/bundle', f), 'utf8').includes(JSON.stringify(id)))).toHaveLength(1);
   });
 
-  it('show, progress, pick, wait and new start no child process and load neither child_process nor crypto (ids come from /dev/urandom); the trace does see crypto where it is used', async () => {
+  it('show, progress, pick, wait and new start no child process and load neither child_process nor crypto (ids come from /dev/urandom), nor, printing into a pipe, net or tty (no process.stdout); the trace does see them where they are used', async () => {
     const p = await project();
     const a = await p.create('first item');
     const b = await p.create('second item');
@@ -32,9 +32,11 @@ describe('the bundled CLI', () => {
     for (const args of [['show', a], ['progress', a, 'a note'], ['pick', b], ['wait', a, '--for', 'external:ci:run/1', '--reason', 'CI'], ['new', 'third item']]) {
       const loaded = await builtinsLoaded(args, p.dir);
       expect(loaded, args.join(' ')).toContain('fs');
-      expect(loaded.filter((m) => m === 'child_process' || m === 'crypto'), args.join(' ')).toEqual([]);
+      expect(loaded.filter((m) => ['child_process', 'crypto', 'net', 'tty'].includes(m)), args.join(' ')).toEqual([]);
     }
     // The frontier hashes what it parses (graph-index.ts contentHash): the trace is not blind to crypto.
     expect(await builtinsLoaded(['frontier', '--json'], p.dir)).toContain('crypto');
+    // holon dash makes process.stdout (ink draws on it): its stream and the net module are loaded.
+    expect(await builtinsLoaded(['dash', '--once'], p.dir)).toEqual(expect.arrayContaining(['net']));
   });
 });

@@ -3,6 +3,7 @@ import { usage } from '../../core/errors.js';
 import { completionScript, SHELLS, type CompletionNode, type Shell } from '../completion.js';
 import type { Ctx } from '../context.js';
 import { buildProgram } from '../program.js';
+import { writeOut } from '../stdout.js';
 
 function tree(cmd: Command): CompletionNode {
   return { name: cmd.name(), options: cmd.options.map((o) => o.long).filter((l): l is string => Boolean(l)), commands: cmd.commands.map(tree) };
@@ -12,5 +13,5 @@ function tree(cmd: Command): CompletionNode {
 export function run(_ctx: Ctx, args: string[]): void {
   const shell = args[0];
   if (!SHELLS.includes(shell as Shell)) throw usage(`no completion for "${shell}"`, `use one of ${SHELLS.join(', ')}: source <(holon completion bash)`);
-  process.stdout.write(completionScript(shell as Shell, tree(buildProgram())));
+  writeOut(completionScript(shell as Shell, tree(buildProgram())));
 }

@@ -4,6 +4,7 @@ import { makeOpsCtx } from '../../ops/context.js';
 import { stopVerdict } from '../../ops/stop-hook.js';
 import type { Ctx } from '../context.js';
 import { note } from '../output.js';
+import { writeOut } from '../stdout.js';
 
 /** All of stdin; an interactive terminal gives none, and a writer that never closes is not waited on forever. */
 function readStdin(boundMs = 10_000): Promise<string> {
@@ -53,7 +54,7 @@ export async function runStop(ctx: Ctx): Promise<void> {
     const cwd = typeof input.cwd === 'string' && isAbsolute(input.cwd) && existsSync(input.cwd) ? input.cwd : ctx.cwd;
     const verdict = stopVerdict(makeOpsCtx(ctx.globals, ctx.env, cwd), { stopHookActive: input.stop_hook_active === true });
     if (verdict.block) {
-      process.stdout.write(JSON.stringify({ decision: 'block', reason: verdict.reason }) + '\n');
+      writeOut(JSON.stringify({ decision: 'block', reason: verdict.reason }) + '\n');
       return;
     }
     note(`holon hook stop: letting the stop through: ${verdict.why}`);

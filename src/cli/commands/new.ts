@@ -2,6 +2,7 @@ import { viewOf, workItemJson } from '../../core/workitem.js';
 import { newItem, type NewOptions as NewOpOptions } from '../../ops/new.js';
 import type { Ctx } from '../context.js';
 import { out, printJson } from '../output.js';
+import { stdoutIsTTY, writeErr } from '../stdout.js';
 
 export { blankItem } from '../../ops/new.js';
 
@@ -12,5 +13,5 @@ export async function run(ctx: Ctx, args: string[], opts: NewOptions): Promise<v
   const item = doc.item;
   if (opts.json) return printJson({ ...workItemJson(viewOf(doc)), file: ref.file, focus });
   out(item.id);
-  if (process.stdout.isTTY) process.stderr.write(`created ${item.id} "${item.title}" for ${agent}${opts.pick ? ' (now the focus)' : ''}\n`);
+  if (stdoutIsTTY()) writeErr(`created ${item.id} "${item.title}" for ${agent}${opts.pick ? ' (now the focus)' : ''}\n`);
 }

@@ -2,6 +2,7 @@ import { renderNoHome, renderPrime } from '../../core/prime.js';
 import { prime } from '../../ops/prime.js';
 import type { Ctx } from '../context.js';
 import { printJson } from '../output.js';
+import { writeOut } from '../stdout.js';
 
 /** `holon prime`: what a session starts with. Exit 0 in a home whatever its state, and outside one. */
 export async function run(ctx: Ctx, _args: string[], opts: { json?: boolean; hookJson?: boolean }): Promise<void> {
@@ -9,6 +10,6 @@ export async function run(ctx: Ctx, _args: string[], opts: { json?: boolean; hoo
   if (opts.json) return printJson(r);
   const text = r.home ? renderPrime(r) : renderNoHome(r.message);
   // Codex validates a SessionStart hook's stdout as JSON; Claude Code accepts the same shape.
-  if (opts.hookJson) return void process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: text } }) + '\n');
-  process.stdout.write(text);
+  if (opts.hookJson) return void writeOut(JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: text } }) + '\n');
+  writeOut(text);
 }

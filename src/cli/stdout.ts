@@ -1,0 +1,59 @@
+import { fstatSync, writeSync } from 'node:fs';
+import { isatty } from 'node:tty';
+
+/**
+ * Standard output and error without `process.stdout` and `process.stderr`. Node makes each stream on
+ * first use, and making one costs a short command ~6 ms of cpu when it is a file and ~11 ms when it is
+ * a pipe (a net.Socket and the modules behind it), about a tenth of a bare node start; a command
+ * prints once and exits. So text goes to fd 1 and 2 with fs.writeSync, which blocks until written, as
+ * node's own streams do for files and (on Linux) pipes. A reader of stdout that went away
+ * (`holon frontier | head`) ends the command with exit 0, as before; a gone reader of stderr loses the
+ * message only. Should the fd be non-blocking (EAGAIN), the rest goes through the stream, which waits
+ * for it; bin/holon.js then lets stdout drain before exiting.
+ */
+function writeFd(fd: 1 | 2, text: string): void {
+  let buf: Buffer | null = null;
+  let done = 0;
+  try {
+    // Written as a string in one call (no copy); a blocking write returns short only if a signal cut it.
+    done = writeSync(fd, text);
+    if (done === Buffer.byteLength(text)) return;
+    buf = Buffer.from(text);
+    while (done < buf.length) done += writeSync(fd, buf, done, buf.length - done);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EPIPE') {
+      if (fd === 1) process.exit(0);
+      return;
+    }
+    if (code !== 'EAGAIN') throw err;
+    (fd === 1 ? process.stdout : process.stderr).write(buf ? buf.subarray(done) : text);
+  }
+}
+
+export const writeOut = (text: string) => writeFd(1, text);
+export const writeErr = (text: string) => writeFd(2, text);
+
+let tty: boolean | undefined;
+
+/**
+ * Whether stdout is a terminal, without process.stdout: a pipe or a file is not; on Linux /dev/null
+ * (character device major 1) is not and a pseudo-terminal (majors 136-143) is; anything else asks
+ * node:tty (which loads the net module, ~10 ms).
+ */
+export function stdoutIsTTY(): boolean {
+  if (tty !== undefined) return tty;
+  let s;
+  try {
+    s = fstatSync(1);
+  } catch {
+    return (tty = false);
+  }
+  if (!s.isCharacterDevice()) return (tty = false);
+  if (process.platform === 'linux') {
+    const major = (s.rdev >> 8) & 0xfff;
+    if (major === 1) return (tty = false);
+    if (major >= 136 && major <= 143) return (tty = true);
+  }
+  return (tty = isatty(1));
+}

@@ -13,8 +13,20 @@ if (process.env.HOLON_DEBUG) process.setSourceMapsEnabled(true);
 
 // A command runs for a fraction of a second: optimizing compilation costs more CPU than it saves.
 // The long-running ones (watch, dash, mcp; by the command word, not any word of argv) keep it.
-const { keepsOptimizer } = await import('../dist/cli/command-word.js');
+const { commandWord, keepsOptimizer } = await import('../dist/cli/command-word.js');
 if (!keepsOptimizer(argv) && !process.env.HOLON_V8_OPT) v8.setFlagsFromString('--no-opt');
+
+// A light command runs from its own bundle (scripts/bundle.mjs, "One more bundle per light command"):
+// dist/bundle/words.json names it. Anything else, or a build without it, runs the whole CLI.
+const { readFileSync } = await import('node:fs');
+let entry = './main.js';
+try {
+  const word = commandWord(argv);
+  const words = JSON.parse(readFileSync(new URL('../dist/bundle/words.json', import.meta.url), 'utf8'));
+  if (word && Object.prototype.hasOwnProperty.call(words, word)) entry = `./${words[word]}`;
+} catch {
+  // No words.json: main.js serves every command.
+}
 
 // Node makes process.stdout on first use, at ~6-11 ms of cpu: holon prints through fs.writeSync
 // (src/cli/stdout.ts), and only what needs the stream (dash, mcp, a non-blocking fd 1) makes it. This
@@ -35,7 +47,7 @@ Object.defineProperty(process, 'stdout', {
   },
 });
 
-const { main } = await import('../dist/bundle/main.js');
+const { main } = await import(new URL(`../dist/bundle/${entry}`, import.meta.url).href);
 const code = await main(argv);
 // process.exit drops output still queued for a pipe (large --json): exit once stdout has drained.
 if (stdoutMade && process.stdout.writableLength > 0) process.stdout.once('drain', () => process.exit(code));

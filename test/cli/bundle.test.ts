@@ -21,7 +21,25 @@ describe('the bundled CLI', () => {
     expect(id).toMatch(/^[0-9a-f]{16}$/);
     expect((await import('../../dist/build-id.js')).BUILD_ID).toBe(id);
     const files = Object.keys(JSON.parse(readFileSync(join(ROOT, 'dist/bundle/chunks.json'), 'utf8')));
-    expect(files.filter((f) => readFileSync(join(ROOT, 'dist/bundle', f), 'utf8').includes(JSON.stringify(id)))).toHaveLength(1);
+    const holding = files.filter((f) => readFileSync(join(ROOT, 'dist/bundle', f), 'utf8').includes(JSON.stringify(id)));
+    // One chunk of the whole CLI's split build; and each command's own bundle that caches a frontier.
+    expect(holding.filter((f) => !f.startsWith('cmd-'))).toHaveLength(1);
+    const words = JSON.parse(readFileSync(join(ROOT, 'dist/bundle/words.json'), 'utf8'));
+    expect(holding).toContain(words.frontier);
+  });
+
+  it('runs each light command from its own bundle, with the same definition the whole CLI has', async () => {
+    const words = JSON.parse(readFileSync(join(ROOT, 'dist/bundle/words.json'), 'utf8')) as Record<string, string>;
+    // The commands run dozens of times a day have one; the heavy ones (watch, dash, mcp...) have none.
+    expect(Object.keys(words)).toEqual(expect.arrayContaining(['show', 'pick', 'progress', 'evidence', 'wait', 'new', 'list', 'frontier', 'resume', 'prime', 'hook', 'complete', 'claim', 'notify', 'timer', 'edit']));
+    for (const heavy of ['watch', 'dash', 'mcp', 'sync', 'thread', 'runs', 'explain', 'init', 'agent', 'check', 'demo']) expect(words, heavy).not.toHaveProperty(heavy);
+    const p = await project();
+    for (const word of Object.keys(words)) {
+      // `holon help WORD` runs the whole CLI (its word is "help"); `holon WORD --help` runs WORD's bundle.
+      const [own, whole] = await Promise.all([p.h([word, '--help']), p.h(['help', word])]);
+      expect(own.code, word).toBe(0);
+      expect(own.stdout, word).toBe(whole.stdout);
+    }
   });
 
   it('show, progress, pick, wait and new start no child process and load neither child_process nor crypto (ids come from /dev/urandom), nor, printing into a pipe, net or tty (no process.stdout); the trace does see them where they are used', async () => {

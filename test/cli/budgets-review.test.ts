@@ -97,6 +97,29 @@ describe('malformed and deferred budgets', () => {
     expect(await codeOf(p, id)).toBe('runnable');
   });
 
+  it("holon runs still lists the runs when the agent's daily budget is malformed, and says what is wrong", async () => {
+    const p = await project();
+    const id = await p.create('x');
+    writeRun(p, 'r-00000001', id, '2026-12-01T10:00:00Z', '2026-12-01T10:00:01Z');
+    const agents = join(p.home, 'agents/main/AGENTS.md');
+    writeFileSync(agents, readFileSync(agents, 'utf8').replace(/policy:\n/, 'policy:\n  daily_budget: "tokens=lots"\n'));
+    const json = await p.h(['runs', '--json'], at('2026-12-01T12:00:00Z'));
+    expect(json.code, json.stderr).toBe(0);
+    const parsed = JSON.parse(json.stdout);
+    expect(parsed.runs.map((r: any) => r.id)).toEqual(['r-00000001']);
+    expect(parsed.totals).toEqual([expect.objectContaining({ agent: 'main', runs: 1, daily_budget_error: expect.stringContaining('policy.daily_budget: tokens=lots is not a limit') })]);
+    expect(parsed.totals[0]).not.toHaveProperty('daily_budget');
+    expect(validate('runs.json', parsed)).toEqual([]);
+    const text = await p.h(['runs'], at('2026-12-01T12:00:00Z'));
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain('r-00000001');
+    expect(text.stderr).toContain('daily budget of main is unreadable: agents/main/AGENTS.md policy.daily_budget: tokens=lots is not a limit');
+    // The frontier refuses it, with the same words.
+    const f = await p.h(['frontier'], at('2026-12-01T12:00:00Z'));
+    expect(f.code).toBe(3);
+    expect(f.stderr).toContain('policy.daily_budget: tokens=lots is not a limit');
+  });
+
   it('a deferred item whose budget is spent says budget_exhausted, not resume_ready', async () => {
     const p = await project();
     const id = await p.create('x', ['--budget', 'runs=1'], at('2026-12-01T10:00:00Z'));

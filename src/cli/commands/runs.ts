@@ -34,8 +34,16 @@ export function run(ctx: Ctx, args: string[], opts: { work?: string; json?: bool
   if (limit) runs = runs.slice(-limit);
   const now = ctx.nowMs;
   const totals = totalsByAgent(runs).map((t) => {
-    if (!budgetsConfigured(home, t.agent).daily) return t;
-    const d = dailyBudgetState(home, t.agent, now);
+    // A malformed daily budget is reported beside the agent's totals, not thrown: the runs are still
+    // worth listing (the frontier and the watcher refuse it, each with the same message).
+    let d;
+    try {
+      if (!budgetsConfigured(home, t.agent).daily) return t;
+      d = dailyBudgetState(home, t.agent, now);
+    } catch (err) {
+      if (!(err instanceof HolonError)) throw err;
+      return { ...t, daily_budget_error: err.hint ? `${err.message} (fix: ${err.hint})` : err.message };
+    }
     return { ...t, daily_budget: { ...budgetJson(d.budget, d.source, d.spent, d.verdict), day: d.day, timezone: d.timezone, resets_at: d.resets_at } };
   });
   const { budget: item, error } = opts.work ? itemBudgetOf(ctx, opts.work) : { budget: null, error: null };
@@ -56,6 +64,7 @@ export function run(ctx: Ctx, args: string[], opts: { work?: string; json?: bool
     out(totalsLine(t));
     const d = 'daily_budget' in t ? t.daily_budget : null;
     if (d) out(`daily budget of ${t.agent} for ${d.day} (${d.timezone}): ${d.state}: ${leftLine(d)}; resets at ${d.resets_at}`);
+    if ('daily_budget_error' in t) note(`daily budget of ${t.agent} is unreadable: ${t.daily_budget_error}`);
   }
   if (item) out(`budget of ${opts.work}: ${item.state}: ${leftLine(item)}`);
 }

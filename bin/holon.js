@@ -3,7 +3,11 @@
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   const { VERSION } = await import('../dist/version.js');
-  (await import('node:fs')).writeSync(1, `${VERSION}\n`);
+  try {
+    (await import('node:fs')).writeSync(1, `${VERSION}\n`);
+  } catch {
+    // A reader that went away (EPIPE): nothing to say to it.
+  }
   process.exit(0);
 }
 const { default: v8 } = await import('node:v8');
@@ -29,7 +33,7 @@ try {
 }
 
 // Node makes process.stdout on first use, at ~6-11 ms of cpu: holon prints through fs.writeSync
-// (src/cli/stdout.ts), and only what needs the stream (dash, mcp, a non-blocking fd 1) makes it. This
+// (src/cli/stdout.ts), and only what needs the stream (watch, dash, mcp; Windows) makes it. This
 // notes whether anything did, and gives the stream the handler for a reader that stops early
 // (`holon frontier | head` is not an error).
 const stdoutDescriptor = Object.getOwnPropertyDescriptor(process, 'stdout');
@@ -47,7 +51,16 @@ Object.defineProperty(process, 'stdout', {
   },
 });
 
-const { main } = await import(new URL(`../dist/bundle/${entry}`, import.meta.url).href);
+const load = (file) => import(new URL(`../dist/bundle/${file}`, import.meta.url).href);
+let bundle;
+try {
+  bundle = await load(entry);
+} catch (err) {
+  // A words.json whose file is gone (a copy cut short, two builds at once): the whole CLI serves it.
+  if (entry === './main.js' || err?.code !== 'ERR_MODULE_NOT_FOUND') throw err;
+  bundle = await load('./main.js');
+}
+const { main } = bundle;
 const code = await main(argv);
 // process.exit drops output still queued for a pipe (large --json): exit once stdout has drained.
 if (stdoutMade && process.stdout.writableLength > 0) process.stdout.once('drain', () => process.exit(code));

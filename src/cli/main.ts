@@ -4,10 +4,13 @@ import { HolonError, EXIT, usage, type ErrorKind } from '../core/errors.js';
 import { printJson } from './output.js';
 import { fsRefusal } from '../store/fs-errors.js';
 import { buildProgram } from './program.js';
-import { writeErr } from './stdout.js';
+import { useStreams, writeErr } from './stdout.js';
+import { keepsOptimizer } from './command-word.js';
 
 /** The only place that turns errors into messages and exit codes. */
 export async function main(argv: string[]): Promise<number> {
+  // watch, dash and mcp run for days: their output must never block their event loop (stdout.ts).
+  if (keepsOptimizer(argv)) useStreams();
   const program = buildProgram(argv);
   try {
     if (argv[0] === 'help' && argv.length > 1) checkHelpTopic(program, argv.slice(1));

@@ -5,29 +5,54 @@ import { isatty } from 'node:tty';
  * Standard output and error without `process.stdout` and `process.stderr`. Node makes each stream on
  * first use, and making one costs a short command ~6 ms of cpu when it is a file and ~11 ms when it is
  * a pipe (a net.Socket and the modules behind it), about a tenth of a bare node start; a command
- * prints once and exits. So text goes to fd 1 and 2 with fs.writeSync, which blocks until written, as
- * node's own streams do for files and (on Linux) pipes. A reader of stdout that went away
- * (`holon frontier | head`) ends the command with exit 0, as before; a gone reader of stderr loses the
- * message only. Should the fd be non-blocking (EAGAIN), the rest goes through the stream, which waits
- * for it; bin/holon.js then lets stdout drain before exiting.
+ * prints once and exits. So a short command writes to fd 1 and 2 with fs.writeSync, which blocks until
+ * written, as node's own streams do for files and (on Linux) pipes:
+ * - a reader of stdout that went away (`holon frontier | head`) ends the command with exit 0, as
+ *   before; a gone reader of stderr loses the message only;
+ * - a non-blocking fd (EAGAIN: another process made its stream on the same pipe) is waited on, a
+ *   millisecond at a time, so every line still comes out whole and in order.
+ * The long-running commands (watch, dash, mcp) use the streams instead (useStreams): a blocking write
+ * to a reader that stalls (`holon watch 2>&1 | less`) would stop their event loop, timers and signal
+ * handlers with it. So does Windows, whose console needs the stream's UTF-16 conversion.
  */
+let streams = process.platform === 'win32';
+
+/** From now on, write through process.stdout and process.stderr (main.ts, for the long-running commands). */
+export function useStreams(): void {
+  streams = true;
+}
+
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
 function writeFd(fd: 1 | 2, text: string): void {
+  if (streams) {
+    (fd === 1 ? process.stdout : process.stderr).write(text);
+    return;
+  }
   let buf: Buffer | null = null;
   let done = 0;
-  try {
-    // Written as a string in one call (no copy); a blocking write returns short only if a signal cut it.
-    done = writeSync(fd, text);
-    if (done === Buffer.byteLength(text)) return;
-    buf = Buffer.from(text);
-    while (done < buf.length) done += writeSync(fd, buf, done, buf.length - done);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EPIPE') {
-      if (fd === 1) process.exit(0);
+  for (;;) {
+    try {
+      if (!buf) {
+        // Written as a string in one call (no copy), the usual case; a blocking write returns short
+        // only if a signal cut it.
+        done = writeSync(fd, text);
+        if (done === Buffer.byteLength(text)) return;
+        buf = Buffer.from(text);
+      }
+      while (done < buf.length) done += writeSync(fd, buf, done, buf.length - done);
       return;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EPIPE') {
+        if (fd === 1) process.exit(0);
+        return;
+      }
+      if (code !== 'EAGAIN') throw err;
+      // Nothing was written by the call that failed: wait for the reader, then go on from `done`.
+      buf ??= Buffer.from(text);
+      Atomics.wait(pause, 0, 0, 1);
     }
-    if (code !== 'EAGAIN') throw err;
-    (fd === 1 ? process.stdout : process.stderr).write(buf ? buf.subarray(done) : text);
   }
 }
 

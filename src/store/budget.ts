@@ -183,16 +183,17 @@ export function budgetsConfigured(home: Home, agent: string, memo?: PolicyMemo):
 }
 
 /**
- * What a folder holds, '' when it is absent. Only holon writes these folders (local/runs, a thread's
- * commands), always by rename, which sets the folder's mtime and ctime to now: so the folder's own key
- * answers for its entries once its mtime is older than RACY_MS (a later change would give a newer
- * mtime), and a history of any length costs one stat. A folder changed more recently could change
- * again in the same tick: then every entry (optionally only those ending in `ext`) is named with its key.
+ * What a folder holds: its entries (optionally only those ending in `ext`) with their keys, '' when it
+ * is absent. With `renamedOnly`, for a folder only holon writes and always by rename (local/runs), which
+ * sets the folder's mtime and ctime to now: the folder's own key then answers for its entries once its
+ * mtime is older than RACY_MS (a later change would give a newer mtime), so a run history of any length
+ * costs one stat. A folder changed more recently could change again in the same tick: its entries then.
+ * Committed records (a thread's) may be edited in place by hand, which no folder stamp shows.
  */
-function dirSignature(dir: string, ext?: string): string {
+function dirSignature(dir: string, ext?: string, renamedOnly = false): string {
   const s = statSync(dir, { throwIfNoEntry: false });
   if (!s) return '';
-  if (s.mtimeMs < Date.now() - RACY_MS) return `dir:${s.ino}:${s.mtimeMs}:${s.ctimeMs}`;
+  if (renamedOnly && s.mtimeMs < Date.now() - RACY_MS) return `dir:${s.ino}:${s.mtimeMs}:${s.ctimeMs}`;
   let names: string[];
   try {
     names = readdirSync(dir).filter((f) => !ext || f.endsWith(ext)).sort();
@@ -207,7 +208,7 @@ function dirSignature(dir: string, ext?: string): string {
  * agent's threads (thread.yaml names the item, commands/*.yaml carry the tokens, cost and time).
  */
 export function spendingSignature(home: Home): string {
-  const parts = [dirSignature(runsDir(home), '.json')];
+  const parts = [dirSignature(runsDir(home), '.json', true)];
   for (const a of listAgents(home)) {
     const dir = threadsDir(home, a);
     let ids: string[];
@@ -216,8 +217,7 @@ export function spendingSignature(home: Home): string {
     } catch {
       continue;
     }
-    // thread.yaml is rewritten by rename too, so the thread's folder answers for it.
-    for (const t of ids) parts.push(`${a}/${t}:${dirSignature(join(dir, t))}[${dirSignature(join(dir, t, 'commands'), '.yaml')}]`);
+    for (const t of ids) parts.push(`${a}/${t}:${fileKey(join(dir, t, 'thread.yaml')) ?? '-'}[${dirSignature(join(dir, t, 'commands'), '.yaml')}]`);
   }
   return parts.join('\n');
 }

@@ -1,7 +1,8 @@
 import { execFile, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, project } from '../helpers/cli.js';
+import { BIN, cleanEnv, project, ROOT } from '../helpers/cli.js';
 import { writeGraph } from '../helpers/graph.js';
 
 // holon prints with fs.writeSync on fd 1 (src/cli/stdout.ts) instead of process.stdout: these are
@@ -28,6 +29,43 @@ describe('standard output', () => {
     // Into a file, and into a pipe: the same bytes.
     const file = await sh(`${holon} frontier --json --all > out.json && wc -c < out.json`, p.dir);
     expect(file.stdout.trim()).toBe(bytes);
+  });
+
+  it('a pipe another process made non-blocking (EAGAIN) still gets every byte, in order, once its reader drains it', async () => {
+    const p = await project();
+    writeGraph(join(p.home, 'agents/main/work'), 400);
+    const node = JSON.stringify(process.execPath);
+    // One clock for both runs, so that they print the same bytes.
+    const holon = `HOLON_NOW=2026-11-30T06:00:00Z ${node} ${JSON.stringify(BIN)}`;
+    expect((await sh(`${holon} frontier --json --all > whole.json`, p.dir)).code).toBe(0);
+    // The sibling shares the pipe: making its process.stdout sets O_NONBLOCK on it, for holon too. The
+    // reader starts late, so holon's output (more than the pipe holds) meets a full pipe.
+    const script = `{
+  ${node} -e "process.stdout.write(''); require('fs').writeFileSync('ready', ''); setTimeout(() => {}, 60000)" &
+  sibling=$!
+  while [ ! -f ready ]; do sleep 0.05; done
+  ${holon} frontier --json --all; echo "exit $?" > holon-exit
+  kill $sibling
+} | { sleep 1; cat > got.json; }
+cmp whole.json got.json && cat holon-exit`;
+    const r = await sh(script, p.dir);
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim()).toBe('exit 0');
+  }, 60_000);
+
+  it('watch, dash and mcp write through the streams (a stalled reader must not stop their event loop); short commands do not make them', async () => {
+    const p = await project();
+    const id = await p.create('x');
+    // A pipe for stderr, as in `holon watch 2>&1 | less`: making process.stderr there loads net.
+    const loaded = (args: string[]) => new Promise<string[]>((res, rej) => {
+      const file = join(p.dir, `loaded-${args[0]}.txt`);
+      execFile(process.execPath, ['--import', join(ROOT, 'test/helpers/loaded-at-exit.mjs'), BIN, ...args], { cwd: p.dir, env: { ...cleanEnv(), HOLON_AGENT: 'main', HOLON_LOADED: file } }, (err, _out, stderr) => {
+        if (err) return rej(new Error(`holon ${args.join(' ')}: ${stderr}`));
+        res(readFileSync(file, 'utf8').split('\n').filter((l) => l.startsWith('NativeModule ')).map((l) => l.slice('NativeModule '.length)));
+      });
+    });
+    expect(await loaded(['watch', '--once'])).toContain('net');
+    expect(await loaded(['wait', id, '--for', 'external:ci:run/1', '--reason', 'CI'])).not.toContain('net');
   });
 });
 

@@ -40,16 +40,23 @@ describe('spendingSignature: what the cached frontier checks before it trusts sp
     expect(spendingSignature(home)).not.toBe(agedTwo);
   });
 
-  it("covers a thread's record and commands the same way", () => {
+  it("names a thread's record and each of its commands by its own key: committed records may be edited in place by hand", () => {
     const root = mkdtempSync(join(tmpdir(), 'holon-spend-'));
     const home = { dir: root, root, local: join(root, 'local') } as Home;
     const thread = join(root, 'agents/main/threads/t-1');
     mkdirSync(join(thread, 'commands'), { recursive: true });
     writeFileSync(join(root, 'agents/main/AGENTS.md'), '# main\n');
     writeFileSync(join(thread, 'thread.yaml'), 'id: "t-1"\n');
+    writeFileSync(join(thread, 'commands', 'c-1.yaml'), 'id: "c-1"\nusage: null\n');
     for (const d of [thread, join(thread, 'commands')]) age(d);
     const before = spendingSignature(home);
-    writeFileSync(join(thread, 'commands', 'c-1.yaml'), 'id: "c-1"\n');
+    // An edit in place (the folders' stamps do not move), of the same length.
+    writeFileSync(join(thread, 'commands', 'c-1.yaml'), 'id: "c-1"\nusage: 1234\n');
+    for (const d of [thread, join(thread, 'commands')]) age(d);
     expect(spendingSignature(home)).not.toBe(before);
+    const next = spendingSignature(home);
+    writeFileSync(join(thread, 'thread.yaml'), 'id: "t-2"\n');
+    for (const d of [thread, join(thread, 'commands')]) age(d);
+    expect(spendingSignature(home)).not.toBe(next);
   });
 });

@@ -48,7 +48,18 @@ function writeFd(fd: 1 | 2, text: string): void {
         if (fd === 1) process.exit(0);
         return;
       }
-      if (code !== 'EAGAIN') throw err;
+      if (code !== 'EAGAIN') {
+        // stderr cannot say anything about itself. Output that cannot be written (a full disk, an I/O
+        // error) ends the command with exit 1, as the stream's error did: the work is done by then, and
+        // an error reported the usual way would be written to the same stdout.
+        if (fd === 2) return;
+        try {
+          writeSync(2, `holon: cannot write to standard output: ${(err as Error).message}\n`);
+        } catch {
+          // Nowhere left to say it.
+        }
+        process.exit(1);
+      }
       // Nothing was written by the call that failed: wait for the reader, then go on from `done`.
       buf ??= Buffer.from(text);
       Atomics.wait(pause, 0, 0, 1);

@@ -53,6 +53,21 @@ cmp whole.json got.json && cat holon-exit`;
     expect(r.stdout.trim()).toBe('exit 0');
   }, 60_000);
 
+  it('output that cannot be written (a full disk) ends the command with exit 1 and says so, with no stack trace', async () => {
+    const p = await project();
+    const id = await p.create('x');
+    const holon = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)}`;
+    for (const args of ['list', 'list --json', `show ${id}`, 'show w-nope --json']) {
+      const r = await sh(`${holon} ${args} > /dev/full`, p.dir);
+      expect(r.code, args).toBe(1);
+      expect(r.stderr, args).toContain('holon: cannot write to standard output: ENOSPC');
+      expect(r.stderr, args).not.toMatch(/\n\s+at /);
+    }
+    // The work was done before the output: a write command's record is there.
+    expect((await sh(`${holon} progress ${id} "noted while stdout was full" > /dev/full`, p.dir)).code).toBe(1);
+    expect((await p.json(['show', id])).revision).toBe(2);
+  });
+
   it('watch, dash and mcp write through the streams (a stalled reader must not stop their event loop); short commands do not make them', async () => {
     const p = await project();
     const id = await p.create('x');

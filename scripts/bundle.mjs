@@ -88,8 +88,8 @@ function lazyBuiltin(name) {
 
 /**
  * The chunking plugin. With `only` (a set of command handler names), for one command's own bundle
- * (see wordBundles below): those handlers become static imports, and every other command, heavy
- * package chunk or hub becomes a stub that fails, since the command that bundle serves never reaches it.
+ * (see the word bundles below): those handlers become static imports; any other command's handler
+ * hands the whole command over to the split build, and the heavy modules that stay lazy are refused.
  */
 const makeChunking = (only = null) => ({
   name: 'holon-chunking',
@@ -97,6 +97,8 @@ const makeChunking = (only = null) => ({
     b.onResolve({ filter: new RegExp(`^(node:)?(${LAZY_BUILTINS.join('|')})$`) }, (args) => ({ path: args.path.replace(/^node:/, ''), namespace: 'lazy-builtin' }));
     b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => ({ contents: lazyBuiltin(args.path), loader: 'js' }));
     b.onResolve({ filter: /^holon:heavy-commands$/ }, () => ({ path: HUB, namespace: 'holon' }));
+    // The split build's entry, beside every bundle in dist/bundle/.
+    b.onResolve({ filter: /^holon:whole-cli$/ }, () => ({ path: './main.js', external: true }));
     b.onLoad({ filter: /.*/, namespace: 'holon' }, () => ({
       contents: HEAVY_COMMANDS.map((n) => `export * as ${ident(n)} from ${JSON.stringify(join(ROOT, `src/cli/commands/${n}.ts`))};`).join('\n'),
       loader: 'ts',
@@ -113,7 +115,12 @@ const makeChunking = (only = null) => ({
       const imports = [];
       const contents = text.replace(/import\('(\.{1,2}\/[\w./-]+\.js)'\)/g, (all, path) => {
         const cmd = /(?:^|\/)commands\/([\w-]+)\.js$/.exec(path)?.[1];
-        if (only && ((cmd && !only.has(cmd)) || STAY_LAZY.test(path))) return `Promise.reject(new Error('internal: ${path} is not in the bundle of ${[...only].join(', ')}'))`;
+        // A command bundle never reaches another command's handler unless wordHandlers() mapped a word
+        // wrongly: then the whole CLI runs the command afresh (a handler is imported before it does
+        // anything, so nothing has happened yet) and exits with its code, slower but right. The heavy
+        // modules that stay lazy are reached only from inside heavy commands: there, refuse.
+        if (only && cmd && !only.has(cmd)) return `import('holon:whole-cli').then((m) => m.main(process.argv.slice(2))).then((code) => process.exit(code))`;
+        if (only && STAY_LAZY.test(path)) return `Promise.reject(new Error('internal: ${path} is not in the bundle of ${[...only].join(', ')}'))`;
         if (cmd && HEAVY_COMMANDS.includes(cmd)) return `import('${HUB}').then((m) => m.${ident(cmd)})`;
         if (STAY_LAZY.test(path)) return all;
         const local = `__lazy_${imports.length}`;

@@ -42,6 +42,23 @@ describe('the bundled CLI', () => {
     }
   });
 
+  it("hands a command its bundle does not hold over to the whole CLI (a word mapped wrongly is slower, never broken)", async () => {
+    const p = await project();
+    const id = await p.create('listed through the fallback');
+    const words = JSON.parse(readFileSync(join(ROOT, 'dist/bundle/words.json'), 'utf8')) as Record<string, string>;
+    // show's bundle defines `list` (same group) but holds only show's handler.
+    const script = `process.argv = [process.argv[0], 'holon', 'list'];
+const { main } = await import(${JSON.stringify(join(ROOT, 'dist/bundle', words.show))});
+process.exitCode = await main(['list']);`;
+    const r = await new Promise<{ code: number; stdout: string; stderr: string }>((res) =>
+      execFile(process.execPath, ['--input-type=module', '-e', script], { cwd: p.dir, env: { ...cleanEnv(), HOLON_AGENT: 'main' } }, (err, stdout, stderr) =>
+        res({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr })));
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(id);
+    expect(r.stdout).toContain('listed through the fallback');
+  });
+
   it('show, progress, pick, wait and new start no child process and load neither child_process nor crypto (ids come from /dev/urandom), nor, printing into a pipe, net or tty (no process.stdout); the trace does see them where they are used', async () => {
     const p = await project();
     const a = await p.create('first item');

@@ -9,9 +9,11 @@ export interface GitResult {
   stderr: string;
 }
 
-const INDEX_BUSY = /index\.lock'?: File exists|Unable to create .*\.lock/;
+// Another git process in this clone holds the index or a ref: a watcher's round, or a fetch that moved
+// a ref between this one's read and its write ("cannot lock ref 'X': is at A but expected B").
+const INDEX_BUSY = /index\.lock'?: File exists|Unable to create .*\.lock|cannot lock ref/;
 
-/** Runs git; while another git process in this clone holds the index (a watcher's round), waits for it. */
+/** Runs git; while another git process in this clone holds the index or a ref, waits for it. */
 export function gitRun(cwd: string, args: string[], input?: string): GitResult {
   for (let attempt = 0; ; attempt++) {
     const r = spawnSync('git', args, { cwd, encoding: 'utf8', input, maxBuffer: 256 * 1024 * 1024, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } });

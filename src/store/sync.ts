@@ -93,12 +93,16 @@ const isAncestor = (top: string, a: string, b: string) => gitRun(top, ['merge-ba
 
 /** Fetches the remote branch; null when it does not exist yet (a new remote). */
 export function fetchRemote(t: SyncTarget): string | null {
-  const r = gitRun(t.top, ['fetch', '-q', t.remote, `refs/heads/${t.branch}`]);
+  // Into a ref of holon's own, not FETCH_HEAD: every other fetch in this clone (a watcher's round, an
+  // editor's background fetch of all branches) rewrites FETCH_HEAD, which may then be missing or name
+  // another branch. Another holon sync may move this ref too, but only to a newer state of the branch.
+  const ref = `refs/holon/sync/${t.remote}/${t.branch}`;
+  const r = gitRun(t.top, ['fetch', '-q', t.remote, `+refs/heads/${t.branch}:${ref}`]);
   if (r.code !== 0) {
     if (/couldn't find remote ref|no such ref/i.test(r.stderr)) return null;
     throw new HolonError('unexpected', `git fetch ${t.remote} ${t.branch} failed: ${r.stderr.trim().split('\n').slice(-2).join(' / ')}`, { hint: 'check the remote (git remote -v) and your access to it' });
   }
-  return git(t.top, ['rev-parse', 'FETCH_HEAD']);
+  return git(t.top, ['rev-parse', ref]);
 }
 
 const DIRTY = /commit your changes or stash them|would be overwritten by merge/;

@@ -1,4 +1,4 @@
-import { evaluate, prepare } from '../core/frontier.js';
+import { evaluate, prepare, sortVerdicts, type Verdict } from '../core/frontier.js';
 import { readAgentState } from '../store/agent-state.js';
 import type { RunRecord } from '../core/run-record.js';
 import { iso } from '../core/time.js';
@@ -30,13 +30,17 @@ export async function newWorkWakes(home: Home, agents: string[], known: (agent: 
     // The runner runs in the home's root: that checkout is the workspace the guard checks.
     const { input } = await loadFrontierInput(home, agent, { holder: `agent:${agent}`, nowMs, cwd: home.root });
     const p = prepare(input);
+    const runnable: Verdict[] = [];
     for (const i of candidates) {
       const item = p.byId.get(i.id);
       if (!item) continue;
       const v = evaluate(p, item);
-      if (v.channel === 'runnable') wakes.push({ agent, work_item: i.id, reason: 'new_work' });
+      if (v.channel === 'runnable') runnable.push(v);
       else held(agent, i.id, `${v.code}: ${v.detail}`);
     }
+    // In frontier order (priority, then age), as `holon pick` would take them: files are listed by
+    // their random ids, and two items that arrive in one pass must not run in that order.
+    for (const v of sortVerdicts(runnable)) wakes.push({ agent, work_item: v.item.id, reason: 'new_work' });
   }
   return wakes;
 }

@@ -140,8 +140,9 @@ export async function wait(ctx: OpsCtx, ref: WorkRef, opts: WaitOptions): Promis
     if (travelled) return { registered: false, work_item: ref.id, travelled, notes };
     target.resource = locateTask(home, target.resource);
     const t = readTask(home, target.resource);
-    if (t.status !== 'running') return { registered: false, work_item: ref.id, result: taskResult(t), task: t, notes };
+    // Another agent's task is refused whether or not it has finished (its result is not this item's).
     refuseOtherAgent('task', t.id, t.agent, ref, `start the task for this item: holon task run --work ${ref.id} -- CMD`);
+    if (t.status !== 'running') return { registered: false, work_item: ref.id, result: taskResult(t), task: t, notes };
   } else if (target.kind === 'timer') {
     if (!target.resource) {
       if (!opts.in && !opts.at) throw usage('--for timer needs a timer id or --in/--at', 'e.g. --for timer --in 2h, or --for timer:t-4f2a9c1k');

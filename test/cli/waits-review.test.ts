@@ -24,6 +24,15 @@ describe('waits that could never wake are refused', () => {
     expect(rt.code).toBe(3);
     expect(rt.stderr).toMatch(/belongs to agent "main"/);
     expect(readFileSync(p.workFile(mine, 'reviewer'), 'utf8')).toBe(before);
+    // Finished or not, another agent's task is refused (its result is not this item's).
+    const quick = JSON.parse((await p.h(['task', 'run', '--agent', 'main', '--json', '--', 'true'])).stdout);
+    for (const end = Date.now() + 60_000; (await p.json(['task', 'show', quick.id])).status === 'running'; ) {
+      if (Date.now() > end) throw new Error('the task never finished');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const done = await p.h(['wait', mine, '--for', `task:${quick.id}`, '--reason', 'r'], now);
+    expect(done.code).toBe(3);
+    expect(done.stderr).toMatch(/belongs to agent "main"/);
     // A timer of the item's own agent is fine, and its fire triggers the wait.
     const own = await p.json(['timer', 'add', '--in', '1h', '--agent', 'reviewer'], now);
     const w = await p.json(['wait', mine, '--for', `timer:${own.id}`, '--reason', 'r'], now);

@@ -22,7 +22,7 @@ async function supervise(homeDir: string, id: string): Promise<void> {
     void mutateTask(home, id, (cur) => ({ next: { ...cur, supervisor_pid: process.pid, pid: child.pid ?? null }, result: null })).catch(() => undefined);
   });
   closeSync(fd);
-  const finished = await mutateTask(home, id, (cur) => {
+  await mutateTask(home, id, (cur) => {
     const next = {
       ...cur,
       supervisor_pid: process.pid,
@@ -32,9 +32,11 @@ async function supervise(homeDir: string, id: string): Promise<void> {
       signal: result.signal,
       output_tail: (result.error ? `holon: could not start ${cur.command[0]}: ${result.error}\n` : '') + readTail(cur.log),
     };
+    // Under the task's lock, as the tick queues it: a tick reporting this task at the same moment
+    // then sees the event, and the result is never queued twice.
+    enqueueTaskEvent(home, next, Date.now());
     return { next, result: next };
   });
-  enqueueTaskEvent(home, finished, Date.now());
 }
 
 const [homeDir, id] = process.argv.slice(2);

@@ -64,7 +64,9 @@ describe('complete and supersede killed half-way are repaired, and check names w
     const p = await project();
     expect((await p.h(['agent', 'add', 'bob'])).code).toBe(0);
     const x = await p.create('waits on a task');
-    const task = (await p.h(['task', 'run', '--work', x, '--', 'sleep', '3'])).stdout.trim().split(/\s+/).find((w) => w.startsWith('k-'))!;
+    // Runs until the test says so: the wait must find it running, and it must not write its record again meanwhile.
+    const go = join(p.dir, 'go');
+    const task = (await p.h(['task', 'run', '--work', x, '--', 'sh', '-c', `while [ ! -f '${go}' ]; do sleep 0.05; done`])).stdout.trim().split(/\s+/).find((w) => w.startsWith('k-'))!;
     expect(task).toMatch(/^k-/);
     expect((await p.h(['wait', x, '--for', `task:${task}`, '--reason', 'the task'])).code).toBe(0);
     unlinkSync(join(p.home, 'local/tasks', `${task}.json`));
@@ -80,5 +82,6 @@ describe('complete and supersede killed half-way are repaired, and check names w
     expect(messages.some((m: string) => m.includes(`waits on task ${task}, which does not exist`))).toBe(true);
     expect(messages.some((m: string) => m.includes(`${moved}.md: WorkItem of agent "main" in agent "bob"'s folder`))).toBe(true);
     expect(messages.some((m: string) => m.includes(`${t}.yaml: timer of agent "main" in agent "bob"'s folder`))).toBe(true);
+    writeFileSync(go, '');
   });
 });

@@ -12,7 +12,19 @@ const ls = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => f.
 const inbox = (home: string, agent: string) => [...ls(join(home, 'agents', agent, 'inbox')), ...ls(join(home, 'agents', agent, 'events'))];
 /** The same, while the watcher may be moving one from inbox/ to events/ (written there first, then unlinked). */
 const events = (home: string, agent: string) => [...new Set(inbox(home, agent))];
-const eventFile = (home: string, agent: string, f: string) => [join(home, 'agents', agent, 'inbox', f), join(home, 'agents', agent, 'events', f)].find((p) => existsSync(p))!;
+/** An event record's text, from inbox/ or, once the watcher moved it (it may do so between the look and the read), events/. */
+function eventText(home: string, agent: string, f: string): string {
+  for (let attempt = 0; ; attempt++) {
+    for (const dir of ['inbox', 'events']) {
+      try {
+        return readFileSync(join(home, 'agents', agent, dir, f), 'utf8');
+      } catch {
+        // Not there (now): the other folder, or another look.
+      }
+    }
+    if (attempt > 100) throw new Error(`no event file ${f} in inbox/ or events/`);
+  }
+}
 const post = (url: string, body: string | Buffer, method = 'POST') => fetch(url, { method, body: method === 'GET' ? undefined : body, headers: { 'content-type': 'application/json' } });
 
 async function watched(agent = 'rev') {
@@ -50,7 +62,7 @@ describe('holon ingress', () => {
     const { event } = await ok.json();
     const files = events(p.home, 'rev');
     expect(files).toEqual([`${event}.yaml`]);
-    const ev = parseYaml(readFileSync(eventFile(p.home, 'rev', files[0]), 'utf8'));
+    const ev = parseYaml(eventText(p.home, 'rev', files[0]));
     expect(ev).toMatchObject({ id: event, agent: 'rev', source: 'external', mode: 'message', resource: 'external:github:acme/app#101', provenance: `ingress:${token_id}`, payload: '{"action":"synchronize"}' });
 
     const before = events(p.home, 'rev').length;

@@ -57,10 +57,11 @@ describe('task supervision', () => {
     await p.json(['wait', a, '--for', `task:${t.id}`, '--reason', 'r']);
     const recordFile = join(p.home, 'local/tasks', `${t.id}.json`);
     let rec: any;
-    for (let i = 0; i < 100; i++) {
+    // Until the supervisor has started the command and it has printed (a generous bound: the machine is shared).
+    for (const end = Date.now() + 60_000; ; await sleep(50)) {
       rec = JSON.parse(readFileSync(recordFile, 'utf8'));
       if (rec.supervisor_pid && rec.pid && readFileSync(rec.log, 'utf8').includes('partial')) break;
-      await sleep(50);
+      if (Date.now() > end) throw new Error(`the task never started: ${JSON.stringify(rec)}`);
     }
     process.kill(rec.supervisor_pid, 'SIGKILL');
     process.kill(rec.pid, 'SIGKILL');

@@ -107,7 +107,7 @@ describe('watch: failed runs keep their wake, retry, then block', () => {
     const p = await project('rev');
     script(join(p.dir, 'agent.sh'), `#!/bin/sh
 echo "start $HOLON_WAKE" >> "$PWD/runs.log"
-[ -f "$PWD/first-done" ] || { sleep 2; touch "$PWD/first-done"; }
+[ -f "$PWD/first-done" ] || { while [ ! -f "$PWD/release" ]; do sleep 0.05; done; touch "$PWD/first-done"; }
 holon progress "$HOLON_WORK_ITEM" "looked at CI"
 `);
     setRunner(p.home, 'rev', '{preset: command, command: ./agent.sh}');
@@ -119,6 +119,8 @@ holon progress "$HOLON_WORK_ITEM" "looked at CI"
       const e1 = (await p.json(['notify', 'external:ci:run/9'])).id;
       await until(() => runRecords(p.home).some((r) => r.status === 'running' && r.wakes.some((x: any) => x.event === e1)), 30_000, 'the run for the first event');
       const e2 = await p.json(['notify', 'external:ci:run/9']);
+      // The first run holds until now, so the second event always meets it in flight.
+      writeFileSync(join(p.dir, 'release'), '');
       expect(e2.disposition).toEqual({ triggered: [], joined: [{ work_item: id, wait }], nudged: false });
       await until(() => runRecords(p.home).some((r) => r.status === 'ok' && r.wakes.some((x: any) => x.event === e2.id)), 30_000, 'a run for the second event');
     } finally {

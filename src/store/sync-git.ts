@@ -24,14 +24,17 @@ export function gitRun(cwd: string, args: string[], input?: string): GitResult {
   }
 }
 
+/** The error for a git call that failed: the command and the end of git's message. */
+export function gitFailure(args: string[], r: GitResult): HolonError {
+  return new HolonError('unexpected', `git ${args.join(' ')} failed: ${(r.stderr || r.stdout).trim().split('\n').slice(-3).join(' / ')}`, {
+    hint: 'run the same git command yourself to see the whole message',
+  });
+}
+
 /** Runs git and returns stdout trimmed; a failure is an error naming the command and git's message. */
 export function git(cwd: string, args: string[], input?: string): string {
   const r = gitRun(cwd, args, input);
-  if (r.code !== 0) {
-    throw new HolonError('unexpected', `git ${args.join(' ')} failed: ${(r.stderr || r.stdout).trim().split('\n').slice(-3).join(' / ')}`, {
-      hint: 'run the same git command yourself to see the whole message',
-    });
-  }
+  if (r.code !== 0) throw gitFailure(args, r);
   return r.stdout.replace(/\n$/, '');
 }
 

@@ -5,7 +5,7 @@ import { HolonError, invalid } from '../core/errors.js';
 import type { Home } from './home.js';
 import { describeIncoming, type Incoming } from './sync-report.js';
 import { configureDriver, writeAttributes } from './sync-setup.js';
-import { git, gitDir, gitRun, lines, repoTop } from './sync-git.js';
+import { git, gitDir, gitFailure, gitRun, lines, repoTop } from './sync-git.js';
 
 /**
  * `holon sync`: commit holon's own changes (the home without local/), fetch, merge through the
@@ -84,8 +84,13 @@ export function commitHome(t: SyncTarget, message: string, only?: string[]): str
     files = files.filter((f) => !f.startsWith(local));
   }
   if (!files.length) return [];
-  git(t.top, [...identity(t.top), 'commit', '-q', '--no-verify', '-m', message]);
-  return files;
+  const args = [...identity(t.top), 'commit', '-q', '--no-verify', '-m', message];
+  const r = gitRun(t.top, args);
+  if (r.code === 0) return files;
+  // The index is the clone's: another holon here (a watcher's --sync round) committed the same staged
+  // changes between the look above and this commit. They are committed; none of them by this call.
+  if (/nothing to commit|nothing added to commit/.test(r.stdout + r.stderr)) return [];
+  throw gitFailure(args, r);
 }
 
 const head = (top: string) => git(top, ['rev-parse', 'HEAD']);

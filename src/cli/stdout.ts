@@ -1,5 +1,6 @@
 import { fstatSync, writeSync } from 'node:fs';
 import { isatty } from 'node:tty';
+import { sleepSync } from '../store/sleep-sync.js';
 
 /**
  * Standard output and error without `process.stdout` and `process.stderr`. Node makes each stream on
@@ -21,8 +22,6 @@ let streams = process.platform === 'win32';
 export function useStreams(): void {
   streams = true;
 }
-
-const pause = new Int32Array(new SharedArrayBuffer(4));
 
 function writeFd(fd: 1 | 2, text: string): void {
   if (streams) {
@@ -62,7 +61,7 @@ function writeFd(fd: 1 | 2, text: string): void {
       }
       // Nothing was written by the call that failed: wait for the reader, then go on from `done`.
       buf ??= Buffer.from(text);
-      Atomics.wait(pause, 0, 0, 1);
+      sleepSync(1);
     }
   }
 }

@@ -2,6 +2,7 @@ import { HolonError, conflict } from '../core/errors.js';
 import type { Home } from './home.js';
 import { git, gitRun } from './sync-git.js';
 import { commitHome, ensureDriver, fetchRemote, mergeRemote, pushHead, syncTarget, type SyncTarget } from './sync.js';
+import { sleepSync } from './sleep-sync.js';
 
 /**
  * Claims that hold across clones (`claims: shared`): a claim, renew, release or transfer counts only
@@ -14,10 +15,6 @@ import { commitHome, ensureDriver, fetchRemote, mergeRemote, pushHead, syncTarge
 export interface SharedOutcome {
   attempts: number;
   pushed: boolean;
-}
-
-function sleepMs(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 /** Back to the commit before ours, with the changed files as they were there. */
@@ -51,7 +48,7 @@ export async function sharedChange<T>(home: Home, what: string, fn: () => Promis
     }
     if (pushed) return { ...result, shared: { attempts: attempt, pushed: true } };
     if (ours) undo(t, ours);
-    sleepMs(20 + Math.floor(Math.random() * 80 * attempt));
+    sleepSync(20 + Math.floor(Math.random() * 80 * attempt));
   }
   throw new HolonError('conflict', `cannot ${what}: the remote kept moving (${retries} pushes rejected); nothing of this change was kept`, { hint: 'try again; holon sync shows what is arriving' });
 }

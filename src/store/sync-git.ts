@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { HolonError, invalid } from '../core/errors.js';
+import { sleepSync } from './sleep-sync.js';
 
 /** Plain git calls for sync: each returns its output or throws a HolonError that quotes git. */
 
@@ -20,7 +21,7 @@ export function gitRun(cwd: string, args: string[], input?: string): GitResult {
     if (r.error) throw invalid(`cannot run git: ${r.error.message}`, 'install git and make sure it is on PATH');
     const res = { code: r.status ?? 1, stdout: r.stdout, stderr: r.stderr };
     if (res.code === 0 || attempt >= 40 || !INDEX_BUSY.test(res.stderr) || args[0] === 'push') return res;
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+    sleepSync(50);
   }
 }
 

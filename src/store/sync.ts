@@ -6,6 +6,7 @@ import type { Home } from './home.js';
 import { describeIncoming, type Incoming } from './sync-report.js';
 import { configureDriver, writeAttributes } from './sync-setup.js';
 import { git, gitDir, gitFailure, gitRun, lines, repoTop } from './sync-git.js';
+import { sleepSync } from './sleep-sync.js';
 
 /**
  * `holon sync`: commit holon's own changes (the home without local/), fetch, merge through the
@@ -35,9 +36,6 @@ export interface SyncReport {
 
 const RETRYABLE = /rejected|fetch first|non-fast-forward|cannot lock ref|failed to update ref|Unable to create|stale info/i;
 
-function sleepMs(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
 
 /** Where to sync: refuses a checkout git is in the middle of something in, or with unrelated staged changes. */
 export function syncTarget(home: Home, remoteWanted?: string): SyncTarget {
@@ -182,7 +180,7 @@ export function syncHome(home: Home, opts: { remote?: string; retries?: number }
       report.outgoing = { commits, files };
       return report;
     }
-    sleepMs(30 + Math.floor(Math.random() * 120 * attempt));
+    sleepSync(30 + Math.floor(Math.random() * 120 * attempt));
   }
   throw new HolonError('conflict', `the remote kept moving: ${retries} pushes were rejected`, { hint: 'run holon sync again (nothing is lost: your commits are local)' });
 }

@@ -36,7 +36,6 @@ export interface SyncReport {
 
 const RETRYABLE = /rejected|fetch first|non-fast-forward|cannot lock ref|failed to update ref|Unable to create|stale info/i;
 
-
 /** Where to sync: refuses a checkout git is in the middle of something in, or with unrelated staged changes. */
 export function syncTarget(home: Home, remoteWanted?: string): SyncTarget {
   const top = repoTop(home.dir);

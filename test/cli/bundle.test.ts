@@ -2,18 +2,11 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, project, ROOT, tempDir } from '../helpers/cli.js';
+import { cleanEnv, project, ROOT } from '../helpers/cli.js';
+import { builtinsLoaded } from '../helpers/loaded.js';
 
-/** The Node built-ins a holon process loaded (process.moduleLoadList at exit). */
-function builtinsLoaded(args: string[], cwd: string): Promise<string[]> {
-  const file = join(tempDir(), 'loaded.txt');
-  return new Promise((res, rej) => {
-    execFile(process.execPath, ['--import', join(ROOT, 'test/helpers/loaded-at-exit.mjs'), BIN, ...args], { cwd, env: { ...cleanEnv(), HOLON_LOADED: file } }, (err, _out, stderr) => {
-      if (err) return rej(new Error(`holon ${args.join(' ')}: ${stderr}`));
-      res(readFileSync(file, 'utf8').split('\n').filter((l) => l.startsWith('NativeModule ')).map((l) => l.slice('NativeModule '.length)));
-    });
-  });
-}
+/** The build's map of each light command word to its own bundle (scripts/bundle.mjs). */
+const readWords = () => JSON.parse(readFileSync(join(ROOT, 'dist/bundle/words.json'), 'utf8')) as Record<string, string>;
 
 describe('the bundled CLI', () => {
   it('has one build id, in the bundle and next to the tsc output (the frontier cache keys on it)', async () => {
@@ -24,12 +17,12 @@ describe('the bundled CLI', () => {
     const holding = files.filter((f) => readFileSync(join(ROOT, 'dist/bundle', f), 'utf8').includes(JSON.stringify(id)));
     // One chunk of the whole CLI's split build; and each command's own bundle that caches a frontier.
     expect(holding.filter((f) => !f.startsWith('cmd-'))).toHaveLength(1);
-    const words = JSON.parse(readFileSync(join(ROOT, 'dist/bundle/words.json'), 'utf8'));
+    const words = readWords();
     expect(holding).toContain(words.frontier);
   });
 
   it('runs each light command from its own bundle, with the same definition the whole CLI has', async () => {
-    const words = JSON.parse(readFileSync(join(ROOT, 'dist/bundle/words.json'), 'utf8')) as Record<string, string>;
+    const words = readWords();
     // The commands run dozens of times a day have one; the heavy ones (watch, dash, mcp...) have none.
     expect(Object.keys(words)).toEqual(expect.arrayContaining(['show', 'pick', 'progress', 'evidence', 'wait', 'new', 'list', 'frontier', 'resume', 'prime', 'hook', 'complete', 'claim', 'notify', 'timer', 'edit']));
     for (const heavy of ['watch', 'dash', 'mcp', 'sync', 'thread', 'runs', 'explain', 'init', 'agent', 'check', 'demo']) expect(words, heavy).not.toHaveProperty(heavy);
@@ -45,7 +38,7 @@ describe('the bundled CLI', () => {
   it("hands a command its bundle does not hold over to the whole CLI (a word mapped wrongly is slower, never broken)", async () => {
     const p = await project();
     const id = await p.create('listed through the fallback');
-    const words = JSON.parse(readFileSync(join(ROOT, 'dist/bundle/words.json'), 'utf8')) as Record<string, string>;
+    const words = readWords();
     // show's bundle defines `list` (same group) but holds only show's handler.
     const script = `process.argv = [process.argv[0], 'holon', 'list'];
 const { main } = await import(${JSON.stringify(join(ROOT, 'dist/bundle', words.show))});

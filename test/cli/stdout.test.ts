@@ -2,7 +2,8 @@ import { execFile, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, project, ROOT } from '../helpers/cli.js';
+import { BIN, cleanEnv, project } from '../helpers/cli.js';
+import { builtinsLoaded } from '../helpers/loaded.js';
 import { writeGraph } from '../helpers/graph.js';
 
 // holon prints with fs.writeSync on fd 1 (src/cli/stdout.ts) instead of process.stdout: these are
@@ -72,13 +73,7 @@ cmp whole.json got.json && cat holon-exit`;
     const p = await project();
     const id = await p.create('x');
     // A pipe for stderr, as in `holon watch 2>&1 | less`: making process.stderr there loads net.
-    const loaded = (args: string[]) => new Promise<string[]>((res, rej) => {
-      const file = join(p.dir, `loaded-${args[0]}.txt`);
-      execFile(process.execPath, ['--import', join(ROOT, 'test/helpers/loaded-at-exit.mjs'), BIN, ...args], { cwd: p.dir, env: { ...cleanEnv(), HOLON_AGENT: 'main', HOLON_LOADED: file } }, (err, _out, stderr) => {
-        if (err) return rej(new Error(`holon ${args.join(' ')}: ${stderr}`));
-        res(readFileSync(file, 'utf8').split('\n').filter((l) => l.startsWith('NativeModule ')).map((l) => l.slice('NativeModule '.length)));
-      });
-    });
+    const loaded = (args: string[]) => builtinsLoaded(args, p.dir, { HOLON_AGENT: 'main' });
     expect(await loaded(['watch', '--once'])).toContain('net');
     expect(await loaded(['wait', id, '--for', 'external:ci:run/1', '--reason', 'CI'])).not.toContain('net');
   });

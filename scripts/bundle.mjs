@@ -53,6 +53,9 @@ const common = { bundle: true, platform: 'node', target: 'node20', legalComments
 
 // yaml as one CommonJS file: required synchronously on first use, like the package itself.
 await build({ ...common, entryPoints: [join(ROOT, 'node_modules/yaml/dist/index.js')], format: 'cjs', outfile: join(OUT, 'yaml.cjs') });
+// The index keeper, a worker thread of `holon watch` and `holon index`: src/runtime/index-keeper-host.ts
+// starts it by this name, beside the chunk that holds the host.
+await build({ ...common, entryPoints: { 'index-keeper': join(ROOT, 'src/runtime/index-keeper.ts') }, format: 'esm', outdir: OUT });
 
 /**
  * Code splitting makes one chunk per set of `import()` targets that share a module: with every command
@@ -64,7 +67,7 @@ await build({ ...common, entryPoints: [join(ROOT, 'node_modules/yaml/dist/index.
  * - the heavy packages stay behind their own `import()` (ink/react in run-dash, the MCP SDK in
  *   mcp/server, chokidar, proper-lockfile), so they load only in the commands that use them.
  */
-const HEAVY_COMMANDS = ['watch', 'dash', 'mcp', 'sync', 'demo', 'setup', 'thread', 'ingress', 'tick', 'task', 'init', 'check', 'capabilities', 'runs', 'explain', 'decide', 'merge-file', 'completion'];
+const HEAVY_COMMANDS = ['watch', 'keep-index', 'dash', 'mcp', 'sync', 'demo', 'setup', 'thread', 'ingress', 'tick', 'task', 'init', 'check', 'capabilities', 'runs', 'explain', 'decide', 'merge-file', 'completion'];
 const STAY_LAZY = /(^|\/)(ui\/run-dash|mcp\/server|runtime\/watch-sync)\.js$/;
 const HUB = 'holon:heavy-commands';
 const ident = (name) => name.replace(/-/g, '_');
@@ -235,6 +238,6 @@ for (const [file, out] of [result, ...wordResults].flatMap((r) => Object.entries
 if (process.env.HOLON_METAFILE) writeFileSync(process.env.HOLON_METAFILE, JSON.stringify(result.metafile));
 writeFileSync(join(OUT, 'chunks.json'), `${JSON.stringify(chunks, null, 1)}\n`);
 // Keep this build's and the previous build's files; anything older no running holon can still need.
-const keep = new Set([...Object.keys(chunks), ...previous, 'chunks.json', 'words.json', 'yaml.cjs']);
+const keep = new Set([...Object.keys(chunks), ...previous, 'chunks.json', 'words.json', 'yaml.cjs', 'index-keeper.js', 'index-keeper.js.map']);
 for (const f of readdirSync(OUT)) if (!keep.has(f)) rmSync(join(OUT, f), { force: true });
 writeFileSync(join(ROOT, 'dist/build-id.txt'), `${id}\n`);

@@ -19,7 +19,7 @@ export function commandWord(argv: readonly string[]): string | null {
  * task supervisors are not here: runtime/threads.ts and runtime/tasks.ts start them as their own node
  * scripts (dist/runtime/*-supervisor.js), never through bin/holon.js, so they keep the optimizer anyway.
  */
-export const LONG_RUNNING_COMMANDS: readonly string[] = ['watch', 'dash', 'mcp'];
+export const LONG_RUNNING_COMMANDS: readonly string[] = ['watch', 'dash', 'mcp', 'index'];
 
 /** Whether `holon <argv>` keeps the optimizer: decided by the command word only, never by a later word. */
 export function keepsOptimizer(argv: readonly string[]): boolean {

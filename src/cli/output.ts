@@ -21,17 +21,34 @@ export function printJson(data: object): void {
   writeOut(JSON.stringify({ schema_version: SCHEMA_VERSION, ...data }, null, 2) + '\n');
 }
 
-/** The same for an object already serialized (2-space indented, as printJson writes it). */
-export function printJsonText(text: string): void {
+/**
+ * The same for an object already serialized (2-space indented, as printJson writes it), given in parts
+ * (strings, or bytes of UTF-8 as read from a cache): written part by part, never joined or decoded.
+ */
+export function printJsonParts(given: Array<string | Uint8Array>): void {
+  const parts = given.filter((p) => p.length > 0);
+  if (!parts.length) return writeOut('\n');
+  const code = (p: string | Uint8Array, i: number) => (typeof p === 'string' ? p.charCodeAt(i) : p[i]);
+  const first = parts[0];
+  let from = 0;
+  if (code(first, 0) === 123 /* { */) {
+    from = code(first, 1) === 10 ? 2 : 1;
+    writeOut(`{\n  "schema_version": ${SCHEMA_VERSION},\n`);
+  }
   // Trailing newlines trimmed by hand: /\n*$/ tries every position of a text of megabytes.
-  let end = text.length;
-  while (end > 0 && text.charCodeAt(end - 1) === 10) end--;
-  // In parts: a reply of megabytes is not copied into a second string first.
-  const open = /^\{\n?/.exec(text);
-  if (open) writeOut(`{\n  "schema_version": ${SCHEMA_VERSION},\n`);
-  writeOut(text.slice(open ? open[0].length : 0, end));
+  const last = parts.length - 1;
+  let end = parts[last].length;
+  while (end > (last === 0 ? from : 0) && code(parts[last], end - 1) === 10) end--;
+  for (let i = 0; i <= last; i++) {
+    const p = parts[i];
+    const a = i === 0 ? from : 0;
+    const b = i === last ? end : p.length;
+    if (b > a) writeOut(typeof p === 'string' ? p.slice(a, b) : p.subarray(a, b));
+  }
   writeOut('\n');
 }
+
+export const printJsonText = (text: string): void => printJsonParts([text]);
 
 export function out(text = ''): void {
   writeOut(text + '\n');

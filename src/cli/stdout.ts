@@ -23,21 +23,22 @@ export function useStreams(): void {
   streams = true;
 }
 
-function writeFd(fd: 1 | 2, text: string): void {
+function writeFd(fd: 1 | 2, text: string | Uint8Array): void {
   if (streams) {
     (fd === 1 ? process.stdout : process.stderr).write(text);
     return;
   }
-  let buf: Buffer | null = null;
+  let buf: Uint8Array | null = typeof text === 'string' ? null : text;
   let done = 0;
   for (;;) {
     try {
       if (!buf) {
         // Written as a string in one call (no copy), the usual case; a blocking write returns short
         // only if a signal cut it.
-        done = writeSync(fd, text);
-        if (done === Buffer.byteLength(text)) return;
-        buf = Buffer.from(text);
+        const str = text as string;
+        done = writeSync(fd, str);
+        if (done === Buffer.byteLength(str)) return;
+        buf = Buffer.from(str);
       }
       while (done < buf.length) done += writeSync(fd, buf, done, buf.length - done);
       return;
@@ -60,13 +61,13 @@ function writeFd(fd: 1 | 2, text: string): void {
         process.exit(1);
       }
       // Nothing was written by the call that failed: wait for the reader, then go on from `done`.
-      buf ??= Buffer.from(text);
+      buf ??= Buffer.from(text as string);
       sleepSync(1);
     }
   }
 }
 
-export const writeOut = (text: string) => writeFd(1, text);
+export const writeOut = (text: string | Uint8Array) => writeFd(1, text);
 export const writeErr = (text: string) => writeFd(2, text);
 
 let tty: boolean | undefined;

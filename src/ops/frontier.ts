@@ -1,8 +1,9 @@
 import type { Frontier } from '../core/frontier.js';
 import type { RecordProblem } from '../core/record-codec.js';
 import { iso } from '../core/time.js';
-import { frontierFingerprint, graphFingerprint, headerFor, readCachedFrontier, restampFrontier, reuseText, stillValid, storeFrontier } from '../store/frontier-cache.js';
-import { listAll, quickDigest } from '../store/graph-index.js';
+import { frontierFingerprint, graphFingerprint, headerFor, readCachedFrontier, restampFrontier, reuseParts, stillValid, storeFrontier } from '../store/frontier-cache.js';
+import { quickDigest } from '../store/graph-index.js';
+import { listKept } from '../store/kept-listing.js';
 import type { OpsCtx } from './context.js';
 import { holderOf } from './holder.js';
 
@@ -29,17 +30,25 @@ function capNotRunnable(f: Frontier): void {
   f.truncated = { ...f.truncated, not_runnable: (f.truncated.not_runnable ?? 0) + extra };
 }
 
-/**
- * The frontier of the acting agent as JSON text, reused from the cache under local/ when nothing it
- * reads has changed (so `holon frontier --json` prints it without parsing). Reads only.
- */
+/** The frontier as JSON text. */
 export async function frontierText(ctx: OpsCtx, opts: FrontierOpts): Promise<string> {
+  return joinParts(await frontierParts(ctx, opts));
+}
+
+const joinParts = (parts: Array<string | Uint8Array>) => parts.map((p) => (typeof p === 'string' ? p : Buffer.from(p.buffer, p.byteOffset, p.byteLength).toString('utf8'))).join('');
+
+/**
+ * The frontier of the acting agent as JSON text in parts, reused from the cache under local/ when
+ * nothing it reads has changed (so `holon frontier --json` prints the cached bytes without parsing or
+ * decoding them). Reads only.
+ */
+export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Array<string | Uint8Array>> {
   const view = { limit: opts.limit, all: Boolean(opts.all) };
   const { limit } = view;
   const home = ctx.home();
   const agent = ctx.agent();
   const holder = holderOf(ctx, agent);
-  const listings = listAll(home);
+  const listings = listKept(home);
   const fp = frontierFingerprint(home, agent, holder, view, listings);
   // An answer built on a file changed a moment ago is never reused by file keys (see RACY_MS).
   const keptFp = listings.some((l) => l.racy.size > 0) ? '' : fp;
@@ -47,7 +56,7 @@ export async function frontierText(ctx: OpsCtx, opts: FrontierOpts): Promise<str
   const cached = readCachedFrontier(home, agent, view);
   // The previous answer, when the inputs outside the work files (clock window, checkout, events) hold.
   const prev = cached && stillValid(home, cached.header, ctx.nowMs, ctx.cwd) ? cached : null;
-  if (prev && prev.header.fp === fp) return reuseText(prev, nowIso);
+  if (prev && prev.header.fp === fp) return reuseParts(prev, nowIso);
   if (prev) {
     // A few files changed (a progress note): their new content hashes give the digest without the
     // graph cache; the same digest means the same answer.
@@ -63,7 +72,7 @@ export async function frontierText(ctx: OpsCtx, opts: FrontierOpts): Promise<str
     }
     if (known && prev.header.gfp === graphFingerprint(home, agent, holder, view, digest)) {
       restampFrontier(home, agent, view, { ...prev.header, fp: keptFp });
-      return reuseText(prev, nowIso);
+      return reuseParts(prev, nowIso);
     }
   }
   // Loaded only now: a reused answer needs neither the graph nor the evaluator.
@@ -75,7 +84,7 @@ export async function frontierText(ctx: OpsCtx, opts: FrontierOpts): Promise<str
   if (prev && prev.header.gfp === gfp) {
     // Files changed but not what the frontier reads (a progress note): same answer, new file keys.
     restampFrontier(home, agent, view, { ...prev.header, fp: keptFp });
-    return reuseText(prev, nowIso);
+    return reuseParts(prev, nowIso);
   }
   const { input, problems, used } = buildFrontierInput(home, agent, { holder, nowMs: ctx.nowMs, cwd: ctx.cwd }, loaded);
   const bounds = { from: -Infinity, until: Infinity };
@@ -83,7 +92,7 @@ export async function frontierText(ctx: OpsCtx, opts: FrontierOpts): Promise<str
   if (!view.all) capNotRunnable(f);
   const text = JSON.stringify({ ...f, problems }, null, 2);
   storeFrontier(home, agent, view, headerFor(keptFp, gfp, bounds, used, f.now), text);
-  return text;
+  return [text];
 }
 
 /** The frontier as data: channels, counts computed before any cap, and records that could not be read. */

@@ -3,6 +3,7 @@ import { isStopped } from '../store/agent-state.js';
 import { readFocus } from '../store/focus.js';
 import { listAgents, type Home } from '../store/home.js';
 import { watchHome, type HomeWatcher } from '../store/home-watcher.js';
+import { startIndexKeeper, type IndexKeeper } from './index-keeper-host.js';
 import { writeWatcher, readWatcher } from '../store/watcher-lock.js';
 import { locateWork, readWorkFile, type WorkRef } from '../store/work-store.js';
 import { startIngress, type IngressServer } from './ingress-server.js';
@@ -56,6 +57,7 @@ export class Watcher {
   readonly finished: RunRecord[] = [];
   ingress: IngressServer | null = null;
   private files: HomeWatcher | null = null;
+  private keeper: IndexKeeper | null = null;
   private timer: NodeJS.Timeout | null = null;
   private debounce: NodeJS.Timeout | null = null;
   private passing: Promise<void> | null = null;
@@ -100,7 +102,11 @@ export class Watcher {
       if (info) writeWatcher(this.home, { ...info, listen: this.ingress.address });
       this.opts.log(`ingress listening on http://${this.ingress.address}/hooks/<token>`);
     }
-    if (!this.opts.once) this.files = await watchHome(this.home, () => this.requestPass(DEBOUNCE_MS), (err) => this.fileWatchFailed(err));
+    if (!this.opts.once) {
+      this.files = await watchHome(this.home, () => this.requestPass(DEBOUNCE_MS), (err) => this.fileWatchFailed(err));
+      // Keeps the frontier's listing cheap while the watcher runs (runtime/index-keeper.ts).
+      this.keeper = startIndexKeeper(this.home, this.opts.log);
+    }
     await this.pass();
   }
 
@@ -336,6 +342,7 @@ export class Watcher {
     if (this.debounce) clearTimeout(this.debounce);
     if (this.poll) clearInterval(this.poll);
     await this.files?.close();
+    await this.keeper?.stop();
     await this.ingress?.close();
     const inflight = [...this.running.values()];
     if (inflight.length) {

@@ -250,6 +250,9 @@ const cachedCount = (c: Record<string, Entry>): number => Object.keys(c).length;
 
 const idxOf = (cachePath: string) => cachePath.slice(0, -'.json'.length) + '.idx';
 
+/** An agent's graph snapshot (stat-index.ts), if this build wrote it. */
+export const readSnapshot = (listingCachePath: string) => readStatIndex(idxOf(listingCachePath), GRAPH_STAMP);
+
 /** Reads the listed items: cached entries where the key still matches, a parse where it does not. */
 export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void {
   const { agent, keys, cachePath, names, stats, racy } = listing;
@@ -277,7 +280,8 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
       entry = parsed;
       patch.push([name, stored]);
     }
-    const r = racy.has(name);
+    // Racy, hard-linked and irregular files never match in the snapshot: the next call looks at them again.
+    const r = racy.has(name) || listing.linked.has(name) || listing.irregular.has(name);
     for (let k = 0; k < 4; k++) idxStats[4 * count + k] = r ? NaN : stats[4 * i + k];
     idxHashes[count] = entry[3];
     idxNames.push(name);
@@ -298,8 +302,9 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
   out.digest[agent] = digest;
   if (patch.length) writeEntries(home, cachePath, entries, count, logged, patch);
   // Also when the snapshot is missing or another build's (whose hashes this build cannot use).
-  if (patch.length || !statIndexStamped(idxOf(cachePath), GRAPH_STAMP)) {
-    writeStatIndex(idxOf(cachePath), { names: idxNames.join('\n'), count, stats: idxStats.subarray(0, count * 4), hashes: idxHashes.subarray(0, count) }, GRAPH_STAMP, join(home.local, 'tmp'));
+  if (patch.length || listing.remark || !statIndexStamped(idxOf(cachePath), GRAPH_STAMP)) {
+    const idx = { names: idxNames.join('\n'), count, stats: idxStats.subarray(0, count * 4), hashes: idxHashes.subarray(0, count), mark: listing.mark };
+    writeStatIndex(idxOf(cachePath), idx, GRAPH_STAMP, join(home.local, 'tmp'));
   }
 }
 
@@ -310,8 +315,8 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
  * snapshot cannot answer (missing, other names, a file that vanished): load the graph instead.
  */
 export function quickDigest(home: Home, listing: Listing): number | null {
-  const { agent, names, stats, racy, cachePath } = listing;
-  const idx = readStatIndex(idxOf(cachePath), GRAPH_STAMP);
+  const { agent, names, stats, racy, linked, cachePath } = listing;
+  const idx = listing.snapshot ?? readStatIndex(idxOf(cachePath), GRAPH_STAMP);
   if (!idx || idx.count !== names.length || idx.names !== listing.joined) return null;
   const prefix = workDir(home, agent) + '/';
   const patch: string[] = [];
@@ -325,7 +330,8 @@ export function quickDigest(home: Home, listing: Listing): number | null {
       if (!parsed) return null;
       const r = racy.has(names[i]);
       patch.push(logLine(names[i], r ? ['~' + key, parsed[1], parsed[2], parsed[3]] : parsed));
-      for (let k = 0; k < 4; k++) s[j + k] = r ? NaN : stats[j + k];
+      const never = r || linked.has(names[i]) || listing.irregular.has(names[i]);
+      for (let k = 0; k < 4; k++) s[j + k] = never ? NaN : stats[j + k];
       idx.hashes[i] = parsed[3];
     }
     digest = (digest + idx.hashes[i]) % 2 ** 52;
@@ -336,8 +342,8 @@ export function quickDigest(home: Home, listing: Listing): number | null {
     } catch {
       // The graph cache then parses these files itself.
     }
-    writeStatIndex(idxOf(cachePath), idx, GRAPH_STAMP, join(home.local, 'tmp'));
   }
+  if (patch.length || listing.remark) writeStatIndex(idxOf(cachePath), { ...idx, mark: listing.mark }, GRAPH_STAMP, join(home.local, 'tmp'));
   return digest;
 }
 

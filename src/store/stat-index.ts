@@ -14,20 +14,25 @@ import { writeCache } from './cache-file.js';
  * The hashes are computed by one build of holon (graph-index.ts), so the snapshot carries that build's
  * stamp and a reader of another build (an old watcher still running, a newer CLI) ignores it.
  *
+ * The mark says which index keeper vouches for the numbers (kept-listing.ts): `EPOCH:GEN`, the keeper's
+ * generation when it answered before the files were listed, or '' when they were listed without one.
+ *
  * Layout (little-endian): u32 magic, u32 count, u32 byte length of the names, u32 byte length of the
- * stamp, the writer's stamp (UTF-8), the names (UTF-8, '\n' between them), padding to 8 bytes, count*4
- * f64 numbers, count f64 hashes.
+ * stamp, u32 byte length of the mark, the writer's stamp (UTF-8), the mark (UTF-8), the names (UTF-8,
+ * '\n' between them), padding to 8 bytes, count*4 f64 numbers, count f64 hashes.
  */
 
-// 'HOL2': the layout with the stamp (HOL1 had none; a build that writes it finds HOL2 foreign too).
-const MAGIC = 0x484f4c32;
-const FIXED = 16;
+// 'HOL3': the layout with the keeper's mark (HOL2 had the stamp only, HOL1 neither: both are foreign).
+const MAGIC = 0x484f4c33;
+const FIXED = 20;
 
 export interface StatIndex {
   names: string;
   count: number;
   stats: Float64Array;
   hashes: Float64Array;
+  /** `EPOCH:GEN` of the index keeper that vouches for `stats`, or ''. */
+  mark: string;
 }
 
 const pad8 = (n: number) => (n + 7) & ~7;
@@ -49,29 +54,33 @@ export function readStatIndex(path: string, stamp: string): StatIndex | null {
   } catch {
     return null;
   }
-  const head = headEnd(buf, stamp);
-  if (head === null) return null;
+  const stampEnd = headEnd(buf, stamp);
+  if (stampEnd === null) return null;
   const count = buf.readUInt32LE(4);
   const namesLen = buf.readUInt32LE(8);
+  const head = stampEnd + buf.readUInt32LE(16);
   const at = pad8(head + namesLen);
   if (buf.length !== at + count * 40) return null;
   // Copied out: a Float64Array view needs an 8-aligned offset into the buffer's memory.
   const numbers = new Float64Array(count * 5);
   new Uint8Array(numbers.buffer).set(buf.subarray(at, at + count * 40));
-  return { names: buf.toString('utf8', head, head + namesLen), count, stats: numbers.subarray(0, count * 4), hashes: numbers.subarray(count * 4) };
+  return { names: buf.toString('utf8', head, head + namesLen), count, stats: numbers.subarray(0, count * 4), hashes: numbers.subarray(count * 4), mark: buf.toString('utf8', stampEnd, head) };
 }
 
 export function writeStatIndex(path: string, idx: StatIndex, stamp: string, tmpDir: string): void {
   const names = Buffer.from(idx.names, 'utf8');
   const st = Buffer.from(stamp, 'utf8');
-  const head = FIXED + st.length;
+  const mark = Buffer.from(idx.mark, 'utf8');
+  const head = FIXED + st.length + mark.length;
   const at = pad8(head + names.length);
   const buf = Buffer.alloc(at + idx.count * 40);
   buf.writeUInt32LE(MAGIC, 0);
   buf.writeUInt32LE(idx.count, 4);
   buf.writeUInt32LE(names.length, 8);
   buf.writeUInt32LE(st.length, 12);
+  buf.writeUInt32LE(mark.length, 16);
   st.copy(buf, FIXED);
+  mark.copy(buf, FIXED + st.length);
   names.copy(buf, head);
   buf.set(new Uint8Array(idx.stats.buffer, idx.stats.byteOffset, idx.count * 32), at);
   buf.set(new Uint8Array(idx.hashes.buffer, idx.hashes.byteOffset, idx.count * 8), at + idx.count * 32);

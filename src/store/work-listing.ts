@@ -1,8 +1,9 @@
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { RACY_MS } from './cache-file.js';
 import { listAgents, type Home } from './home.js';
 import { workDir } from './work-store.js';
+import type { StatIndex } from './stat-index.js';
 
 /**
  * Lists the agents' work files with their keys, in this process: one readdir, one stat per `.md` name
@@ -26,7 +27,15 @@ import { workDir } from './work-store.js';
  */
 
 
-function statKeys(dir: string): { names: string[]; stats: Float64Array; racy: Set<string>; irregular: Set<string> } | null {
+export interface Stated {
+  names: string[];
+  stats: Float64Array;
+  racy: Set<string>;
+  irregular: Set<string>;
+  linked: Set<string>;
+}
+
+function statKeys(dir: string): Stated | null {
   let all: string[];
   try {
     all = readdirSync(dir);
@@ -39,6 +48,7 @@ function statKeys(dir: string): { names: string[]; stats: Float64Array; racy: Se
   const stats = new Float64Array(all.length * 4);
   const racy = new Set<string>();
   const irregular = new Set<string>();
+  const linked = new Set<string>();
   const since = Date.now() - RACY_MS;
   let j = 0;
   // Names relative to the folder: the kernel then resolves one path component per stat instead of the
@@ -51,17 +61,24 @@ function statKeys(dir: string): { names: string[]; stats: Float64Array; racy: Se
       const s = statSync(cwd ? name : `${dir}/${name}`, { throwIfNoEntry: false });
       if (!s) continue;
       names.push(name);
-      stats[j++] = s.ino;
-      stats[j++] = s.size;
-      stats[j++] = s.mtimeMs;
-      stats[j++] = s.ctimeMs;
-      if (s.ctimeMs > since || s.mtimeMs > since) racy.add(name);
-      if (!s.isFile()) irregular.add(name);
+      j = putStat(stats, j, s, name, since, racy, irregular, linked);
     }
   } finally {
     if (cwd) restore(cwd);
   }
-  return { names, stats: stats.subarray(0, j), racy, irregular };
+  return { names, stats: stats.subarray(0, j), racy, irregular, linked };
+}
+
+/** Puts one file's four numbers at `j` and files it in the sets it belongs to; the next `j`. */
+export function putStat(stats: Float64Array, j: number, s: Stats, name: string, since: number, racy: Set<string>, irregular: Set<string>, linked: Set<string>): number {
+  stats[j] = s.ino;
+  stats[j + 1] = s.size;
+  stats[j + 2] = s.mtimeMs;
+  stats[j + 3] = s.ctimeMs;
+  if (s.ctimeMs > since || s.mtimeMs > since) racy.add(name);
+  if (!s.isFile()) irregular.add(name);
+  if (s.nlink > 1) linked.add(name);
+  return j + 4;
 }
 
 /**
@@ -100,6 +117,18 @@ export interface Listing {
   racy: Set<string>;
   /** Names that were not regular files when listed (a FIFO, a directory...): read with every guard. */
   irregular: Set<string>;
+  /**
+   * Files with more than one hard link: a write through a link in another folder reaches them without
+   * any event in this one, so the index keeper cannot vouch for them (kept-listing.ts): the snapshot
+   * stores them as never matching, and every listing stats them.
+   */
+  linked: Set<string>;
+  /** `EPOCH:GEN` of the index keeper that answered before these files were listed, or ''. */
+  mark: string;
+  /** The snapshot this listing was rebuilt from (kept-listing.ts), so it is not read twice. */
+  snapshot?: StatIndex;
+  /** Store the snapshot under the new mark even if no entry changed (many names were looked at again). */
+  remark?: boolean;
   cachePath: string;
   /** The names joined by '\n', built on first use. */
   readonly joined: string;
@@ -108,14 +137,18 @@ export interface Listing {
 export const keyAt = (stats: Float64Array, i: number) => `${stats[4 * i]}:${stats[4 * i + 1]}:${Math.round(stats[4 * i + 2] * 1000)}:${Math.round(stats[4 * i + 3] * 1000)}`;
 
 /** Lists an agent's work files with their keys; null when the agent has no work folder. */
-export function listAgentWork(home: Home, agent: string): Listing | null {
+export function listAgentWork(home: Home, agent: string, mark = ''): Listing | null {
   const listed = statKeys(workDir(home, agent));
-  if (!listed) return null;
+  return listed && makeListing(home, agent, listed, mark);
+}
+
+/** A Listing over names and numbers listed here or rebuilt from a snapshot (kept-listing.ts). */
+export function makeListing(home: Home, agent: string, listed: Stated, mark: string, joinedAs?: string, snapshot?: StatIndex, remark = false): Listing {
   const { names, stats } = listed;
   let keys: Map<string, string> | undefined;
-  let joined: string | undefined;
+  let joined = joinedAs;
   return {
-    ...listed, agent, cachePath: join(home.local, 'cache', `graph-${agent}.json`),
+    ...listed, agent, mark, snapshot, remark, cachePath: join(home.local, 'cache', `graph-${agent}.json`),
     get joined() {
       return (joined ??= names.join('\n'));
     },

@@ -1,7 +1,8 @@
-import { appendFileSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, linkSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { project, tempDir } from '../helpers/cli.js';
+import { project, spawnHolon, tempDir } from '../helpers/cli.js';
+import { until } from '../helpers/watch.js';
 import { git } from '../helpers/clones.js';
 import { writeGraph } from '../helpers/graph.js';
 
@@ -19,8 +20,14 @@ async function settled(file: string): Promise<void> {
   while (Date.now() - statSync(file).ctimeMs < 2100) await new Promise((r) => setTimeout(r, 100));
 }
 
-describe('the frontier fast path', () => {
-  it('gives the answer of a full evaluation after every kind of change', async () => {
+/**
+ * Every kind of change, each checked against a full evaluation. With `keeper`, a `holon index` runs
+ * beside: the fast calls then list the files through it (store/kept-listing.ts), and their traces
+ * are returned so the test can tell that they did.
+ */
+async function everyChange(keeper: boolean): Promise<string[]> {
+  const traces: string[] = [];
+  {
     const p = await project();
     const work = join(p.home, 'agents/main/work');
     const ids = writeGraph(work, 300);
@@ -29,14 +36,16 @@ describe('the frontier fast path', () => {
     git(p.dir, 'config', 'user.name', 'test');
     git(p.dir, 'add', '-A');
     git(p.dir, 'commit', '-qm', 'home');
-    const env = (now = NOW) => ({ HOLON_NOW: now });
+    const env = (now = NOW) => ({ HOLON_NOW: now, HOLON_TRACE_INDEX: '1' });
     const local = join(p.home, 'local');
+    const keeperProc = keeper ? await startKeeper(p.dir) : null;
 
     /** The fast answer (twice: built, then reused), checked against a full evaluation without caches. */
     const same = async (what: string, now = NOW) => {
       const fast = await p.h(['frontier', '--json', '--all'], env(now));
       expect(fast.code, `${what}: ${fast.stderr}`).toBe(0);
       const reused = await p.h(['frontier', '--json', '--all'], env(now));
+      traces.push(`${what}: ${fast.stderr.trim()} / ${reused.stderr.trim()}`);
       renameSync(local, `${local}.kept`);
       try {
         const full = await p.h(['frontier', '--json', '--all'], env(now));
@@ -144,7 +153,69 @@ describe('the frontier fast path', () => {
     for (const id of open.slice(12, 32)) expect(verdict(pulled, id)).toBe('closed');
     expect(existsSync(join(local, 'cache'))).toBe(true);
     expect(ids).toHaveLength(300);
+
+    // A file with a second hard link elsewhere, written through that link: no event in the work
+    // folder, so the keeper's listings always stat such a file.
+    const e = open[33];
+    const outside = join(tempDir(), 'link.md');
+    linkSync(file(e), outside);
+    // Making the link gives no event in the work folder either: the keeper's sweep finds it.
+    if (keeperProc) await until(() => keeperProc.log().includes(`main/work/${e}.md changed with no file event`), 30_000, 'the sweep');
+    await same('hard link made');
+    writeFileSync(outside, readFileSync(outside, 'utf8').replace('status: "open"', 'status: "done"'));
+    expect(verdict(await same('written through a hard link'), e)).toBe('closed');
+
+    // The work folder replaced by another (a restore from a copy): the old folder's watch ends.
+    const f = open[34];
+    cpSync(work, `${work}.copy`, { recursive: true });
+    writeFileSync(join(`${work}.copy`, `${f}.md`), readFileSync(file(f), 'utf8').replace('status: "open"', 'status: "blocked"'));
+    renameSync(work, `${work}.old`);
+    renameSync(`${work}.copy`, work);
+    expect(verdict(await same('work folder replaced'), f)).toBe('not_runnable:blocked');
+    writeFileSync(file(f), readFileSync(file(f), 'utf8').replace('status: "blocked"', 'status: "open"'));
+    expect(verdict(await same('edit in the new folder'), f)).not.toBe('not_runnable:blocked');
+    await keeperProc?.stop();
+  }
+  return traces;
+}
+
+/** A `holon index` in `cwd`, once it keeps the index. */
+async function startKeeper(cwd: string) {
+  // A short sweep, so the step with a hard link does not wait 30 s for it.
+  const k = spawnHolon(['index'], { cwd, env: { HOLON_INDEX_SWEEP_MS: '300' } });
+  let log = '';
+  k.stderr!.on('data', (d) => (log += d));
+  const exited = new Promise<number | null>((r) => k.on('exit', (c) => r(c)));
+  await until(() => /keeping the work index/.test(log) || k.exitCode !== null, 30_000, 'the keeper');
+  expect(log).toMatch(/keeping the work index/);
+  return { log: () => log, pid: k.pid!, stop: async () => (k.exitCode === null && k.kill('SIGTERM'), exited) };
+}
+
+describe('the frontier fast path', () => {
+  it('gives the answer of a full evaluation after every kind of change', async () => {
+    const traces = await everyChange(false);
+    expect(traces.join('\n')).toMatch(/every file stat'ed \(no keeper runs\)/);
+    expect(traces.join('\n')).not.toMatch(/kept/);
   }, 120_000);
+
+  it('gives the same answers through an index keeper, which stats only what changed', async () => {
+    const traces = await everyChange(true);
+    console.log(traces.join("\n"));
+    const of = (what: string) => traces.find((t) => t.startsWith(`${what}:`)) ?? '';
+    // The first call lists every file (no snapshot yet); from then on the keeper vouches. (Files changed
+    // in the last 2 s are stat'ed again anyway: their numbers cannot prove them unchanged; RACY_MS.)
+    expect(of('unchanged')).toMatch(/main: every file stat'ed \(no snapshot\)/);
+    expect(of('hand edit in place')).toMatch(/^hand edit in place: holon: index: main: kept/);
+    // Past the racy window: only the one file the keeper saw change.
+    expect(of('same size and mtime')).toMatch(/^same size and mtime: holon: index: main: kept, 1 of 300 stat'ed/);
+    expect(of('progress note')).toMatch(/main: kept/);
+    expect(of('git pull')).toMatch(/main: kept/);
+    // The linked file is looked at on every call after it got its second link.
+    expect(of('written through a hard link')).toMatch(/main: kept, [1-9]\d* of/);
+    expect(of('work folder replaced')).toMatch(/main: every file stat'ed \((folder not watched|snapshot older than the watch)\)/);
+    expect(of('edit in the new folder')).toMatch(/main: kept/);
+    expect(traces.join('\n')).not.toMatch(/no keeper runs|no answer/);
+  }, 180_000);
 
   it('trusts no graph cache log line written by another build (or by one before lines had a stamp)', async () => {
     const p = await project();

@@ -81,6 +81,7 @@ describe('the --json contract', () => {
     await j('complete', ['complete', e, '--result', 'r', '--evidence', 'e', '--no-followup', 'n']);
     await j('watch', ['watch', '--once']);
     await j('runs', ['runs']);
+    await j('index', ['index', '--status']);
     await j('ingress-url', ['ingress', 'url']);
     await j('ingress-rotate', ['ingress', 'rotate']);
     const shown = await j('ingress-show', ['ingress', 'show']);

@@ -1,15 +1,15 @@
-import { frontierText, type FrontierResult } from '../../ops/frontier.js';
+import { frontierParts, type FrontierResult } from '../../ops/frontier.js';
 import type { Ctx } from '../context.js';
 import { parseLimit } from '../limit.js';
-import { note, printJsonText } from '../output.js';
+import { note, printJsonParts } from '../output.js';
 
 /** `holon frontier`: what the agent may do now, and why not the rest. Reads only (a cache under local/). */
 export async function runFrontier(ctx: Ctx, _args: string[], opts: { json?: boolean; limit?: string; all?: boolean }): Promise<void> {
   // A person sees 10 per channel unless asked for more; --json and --all list the channels in full.
   const limit = parseLimit(opts.limit) ?? (opts.json || opts.all ? undefined : 10);
-  const text = await frontierText(ctx, { limit, all: opts.all });
-  if (opts.json) return printJsonText(text);
-  const f = JSON.parse(text) as FrontierResult;
+  const parts = await frontierParts(ctx, { limit, all: opts.all });
+  if (opts.json) return printJsonParts(parts);
+  const f = JSON.parse(parts.map((p) => (typeof p === 'string' ? p : Buffer.from(p).toString('utf8'))).join('')) as FrontierResult;
   const { renderFrontier } = await import('../frontier-render.js');
   renderFrontier(f);
   if (f.problems.length) note(`holon: ${f.problems.length} record(s) could not be read and were left out; run \`holon check\``);

@@ -13,6 +13,14 @@ export function defineWatchCommands(program: Command): void {
     .addHelpText('after', '\nWatch only one agent with the global --agent NAME. Logs go to stderr; run records to .holon/local/runs/.')
     .action(lazy(() => import('../commands/watch.js')));
 
+  program
+    .command('index')
+    .description('keep the work index warm until stopped, so `holon frontier` stats only the files that changed (holon watch does this too; Linux)')
+    .option('--status', 'say whether a keeper serves this home, and exit')
+    .option('--json', 'with --status: print {keeper: {pid, started_at} | null} as JSON')
+    .addHelpText('after', '\nWithout a keeper every command stats each work file; the answers are the same either way. See docs/frontier.md, "The index keeper".')
+    .action(lazy(() => import('../commands/keep-index.js')));
+
   const runs = program
     .command('runs')
     .description('list the runs holon watch started: reason, status, cause, tokens, cost, and totals per agent (narrow with --agent)')

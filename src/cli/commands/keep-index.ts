@@ -1,0 +1,31 @@
+import { usage } from '../../core/errors.js';
+import { otherKeeper, startIndexKeeper } from '../../runtime/index-keeper-host.js';
+import type { Ctx } from '../context.js';
+import { note, out, printJson } from '../output.js';
+
+/** `holon index`: the index keeper in the foreground, until SIGINT/SIGTERM; `--status` says who keeps it. */
+export async function run(ctx: Ctx, _args: string[], opts: { status?: boolean; json?: boolean }): Promise<void> {
+  if (opts.json && !opts.status) throw usage('--json goes with --status', 'holon index --status --json');
+  const home = ctx.home();
+  if (opts.status) {
+    const keeper = otherKeeper(home);
+    if (opts.json) printJson({ keeper });
+    else out(keeper ? `process ${keeper.pid} keeps the work index (since ${keeper.started_at})` : 'no index keeper runs for this home: commands stat every work file');
+    return;
+  }
+  const log = (line: string) => note(`${new Date().toISOString().slice(11, 23)} ${line}`);
+  const keeper = startIndexKeeper(home, log, { foreground: true });
+  if (!keeper || !(await keeper.ready)) {
+    await keeper?.stop();
+    process.exitCode = 1;
+    return;
+  }
+  await new Promise<void>((resolve) => {
+    const stop = (sig: string) => {
+      log(`${sig}: stopping`);
+      void keeper.stop().then(resolve);
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+}

@@ -1,0 +1,75 @@
+import { readFileSync, unlinkSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import { keeperPaths, type KeeperInfo } from '../store/index-keeper-files.js';
+import { pidAlive } from '../store/pid.js';
+import type { Home } from '../store/home.js';
+import { agentsDir } from '../store/home.js';
+
+/** HOLON_INDEX_SWEEP_MS: how often the keeper's safety-net sweep runs (tests set it short). */
+const sweepMs = (env: NodeJS.ProcessEnv) => (Number(env.HOLON_INDEX_SWEEP_MS) > 0 ? Number(env.HOLON_INDEX_SWEEP_MS) : undefined);
+
+export interface IndexKeeper {
+  /** True once the keeper serves; false if it declined (not Linux, a network file system) or failed. */
+  ready: Promise<boolean>;
+  stop(): Promise<void>;
+}
+
+/** The live keeper of this home, if another process runs one. */
+export function otherKeeper(home: Home): KeeperInfo | null {
+  try {
+    const info = JSON.parse(readFileSync(keeperPaths(home.local).info, 'utf8')) as KeeperInfo;
+    return info.pid !== process.pid && pidAlive(info.pid) ? info : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Starts the index keeper (index-keeper.ts) in a worker thread of this process, unless another process
+ * keeps this home's index already or HOLON_INDEX=0. What it says (ready, declined, a new epoch, an
+ * error) goes to `log`. Commands never depend on it: without a keeper they stat every work file.
+ */
+export function startIndexKeeper(home: Home, log: (line: string) => void, opts: { overflowAt?: number; foreground?: boolean } = {}): IndexKeeper | null {
+  if (process.env.HOLON_INDEX === '0') return null;
+  const other = otherKeeper(home);
+  if (other) {
+    log(`index keeper: process ${other.pid} keeps this home's index already`);
+    return null;
+  }
+  const info = keeperPaths(home.local).info;
+  const forget = () => {
+    try {
+      const now = JSON.parse(readFileSync(info, 'utf8')) as KeeperInfo;
+      if (now.pid === process.pid) unlinkSync(info);
+    } catch {
+      // None, or another keeper's.
+    }
+  };
+  let worker: Worker;
+  try {
+    worker = new Worker(new URL('./index-keeper.js', import.meta.url), { workerData: { local: home.local, agentsDir: agentsDir(home), overflowAt: opts.overflowAt, sweepMs: sweepMs(process.env) } });
+  } catch (err) {
+    log(`index keeper: could not start (${(err as Error).message}); commands stat every work file`);
+    return null;
+  }
+  let settle: (ok: boolean) => void = () => undefined;
+  const ready = new Promise<boolean>((resolve) => (settle = resolve));
+  worker.on('message', (m: { type: string; text: string }) => {
+    log(`index keeper: ${m.text}`);
+    if (m.type !== 'epoch') settle(m.type === 'ready');
+  });
+  worker.on('error', (err) => log(`index keeper stopped: ${err.message}; commands stat every work file`));
+  worker.on('exit', () => {
+    forget();
+    settle(false);
+  });
+  // In a watcher the keeper never keeps the process alive on its own; `holon index` is only the keeper.
+  if (!opts.foreground) worker.unref();
+  return {
+    ready,
+    stop: async () => {
+      forget();
+      await worker.terminate();
+    },
+  };
+}

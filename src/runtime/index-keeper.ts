@@ -1,0 +1,312 @@
+import { mkdirSync, readdirSync, readFileSync, statfsSync, statSync, unlinkSync, watch, type FSWatcher } from 'node:fs';
+import { join } from 'node:path';
+import { parentPort, workerData } from 'node:worker_threads';
+import { keeperPaths, type KeeperAnswer, type KeeperQuestion } from '../store/index-keeper-files.js';
+import { writeCache } from '../store/cache-file.js';
+import { randomBytes } from '../store/random.js';
+
+/**
+ * The index keeper: a worker thread of `holon watch` (or of `holon index`) that watches every agent's
+ * work folder and answers one question: which `.md` names had a file event since generation G. A
+ * `holon frontier` that asks it stats only those files instead of every file in the home (the stat of
+ * every file is what the frontier's cost grew with; store/kept-listing.ts).
+ *
+ * Why the answer can be trusted (docs/frontier.md, "The index keeper"):
+ * - Every change to a file in a watched folder (a write in place, a truncate, touch or chmod, a create,
+ *   unlink or rename) queues an inotify event before the system call returns. The keeper's watches all
+ *   share its thread's one inotify queue, which is read in order.
+ * - A question is a file renamed into req/, which is watched too: when its event arrives, every event
+ *   queued before the question was asked has been read. Answers go out after the whole batch of events
+ *   read with it (setImmediate), so nothing read in the same batch is missed.
+ * - The queue holds max_queued_events entries; past that the kernel drops events and queues one
+ *   IN_Q_OVERFLOW, which libuv does not pass on. So the keeper counts what it reads: an overflow means
+ *   the queue was full once, and a full queue is read in one batch (libuv reads until the queue is
+ *   empty before it returns to the loop). A batch of half the limit or more starts a new epoch: every
+ *   mark of the old one is void, and askers list their files in full once.
+ * - A folder's watch that breaks (the folder removed, renamed or replaced by a checkout, an error)
+ *   is dropped and set again later; `watched` then says from which generation on it covers the folder,
+ *   and a snapshot marked before that is not vouched for.
+ * - It runs in a worker: the watcher's own work (git, runners) never stalls the reading of the queue.
+ * Not covered, so the keeper does not serve there: file systems whose changes can come from elsewhere
+ * without an event (NFS, SMB, FUSE...; only local ones listed below are served), and platforms other
+ * than Linux. Writes through a hard link in another folder give no event here: such files are always
+ * stat'ed (work-listing.ts `linked`).
+ */
+
+interface Data {
+  local: string;
+  agentsDir: string;
+  /** Tests: the batch size that starts a new epoch (default: half of max_queued_events). */
+  overflowAt?: number;
+  /** How often every file is stat'ed to catch changes no event reported (default 30 s). */
+  sweepMs?: number;
+}
+
+const { local, agentsDir, overflowAt, sweepMs } = workerData as Data;
+const paths = keeperPaths(local);
+
+/** statfs magic numbers of local file systems, where every change is made by this kernel. */
+const LOCAL_FS = new Set([0xef53 /* ext2/3/4 */, 0x58465342 /* xfs */, 0x9123683e /* btrfs */, 0x01021994 /* tmpfs */, 0x794c7630 /* overlayfs */, 0xf2f52010 /* f2fs */, 0x2fc12fc1 /* zfs */, 0xca451a4e /* bcachefs */, 0x52654973 /* reiserfs */, 0x3153464a /* jfs */]);
+
+/** Past this many changed names in one answer, the asker lists its files instead. */
+const MAX_NAMES = 20_000;
+/** An answer nobody collected (its asker gave up) is removed after this long. */
+const STALE_ANSWER_MS = 60_000;
+
+const post = (m: { type: 'ready' | 'declined' | 'epoch' | 'unseen' | 'error'; text: string }) => parentPort?.postMessage(m);
+
+/** Files stat'ed per turn of the loop in a sweep, so a question never waits for a whole sweep. */
+const SWEEP_SLICE = 1000;
+
+const newEpoch = () => randomBytes(8).toString('hex');
+
+let epoch = newEpoch();
+let gen = 0;
+/** Per agent: name -> generation of its last event. */
+const changed = new Map<string, Map<string, number>>();
+interface Watched {
+  w: FSWatcher;
+  /** The generation from which on the watch covers the folder. */
+  since: number;
+  /** Every `.md` file's numbers at the last sweep (see sweep()). */
+  seen: Map<string, string>;
+  /** The generation when the last sweep started. */
+  sweptAt: number;
+}
+const watches = new Map<string, Watched>();
+/** Events read since the last check (one batch of the loop). */
+let batch = 0;
+let checking = false;
+const asked: string[] = [];
+const limit = overflowAt ?? Math.floor(maxQueued() / 2);
+
+function maxQueued(): number {
+  try {
+    const n = Number(readFileSync('/proc/sys/fs/inotify/max_queued_events', 'utf8').trim());
+    return Number.isFinite(n) && n > 0 ? n : 16384;
+  } catch {
+    return 16384;
+  }
+}
+
+/** After each batch of events: an overflow check, then the questions of the batch are answered. */
+function counted(): void {
+  batch++;
+  if (checking) return;
+  checking = true;
+  setImmediate(afterBatch);
+}
+
+function afterBatch(): void {
+  checking = false;
+  if (batch >= limit) {
+    // The queue may have overflowed: what was dropped is unknown, so nothing of this epoch is vouched for.
+    epoch = newEpoch();
+    changed.clear();
+    for (const v of watches.values()) v.since = gen;
+    post({ type: 'epoch', text: `${batch} file events in one batch (the inotify queue may have overflowed): a new epoch, ${epoch}` });
+  }
+  batch = 0;
+  if (asked.length) answerAll(asked.splice(0));
+}
+
+function drop(agent: string): void {
+  const v = watches.get(agent);
+  if (!v) return;
+  watches.delete(agent);
+  changed.delete(agent);
+  try {
+    v.w.close();
+  } catch {
+    // Already closed.
+  }
+}
+
+/** Watches every agent's work folder not watched yet; `since` is the generation after the watch is set. */
+function refresh(): void {
+  let agents: string[];
+  try {
+    agents = readdirSync(agentsDir);
+  } catch {
+    agents = [];
+  }
+  for (const a of watches.keys()) if (!agents.includes(a)) drop(a);
+  for (const agent of agents) {
+    if (watches.has(agent)) continue;
+    const dir = join(agentsDir, agent, 'work');
+    let w: FSWatcher;
+    try {
+      if (!statSync(dir).isDirectory() || !LOCAL_FS.has(statfsSync(dir).type)) continue;
+      w = watch(dir, { persistent: true }, (_type, name) => {
+        counted();
+        gen++;
+        const n = name == null ? null : String(name);
+        // The folder itself (removed, renamed, its attributes) is reported under its own name.
+        if (n === null || n === 'work') return drop(agent);
+        if (n.endsWith('.md')) note(agent, n);
+      });
+    } catch {
+      continue;
+    }
+    w.on('error', () => drop(agent));
+    // The numbers the first sweep compares with, taken once the watch is set and before anything is
+    // vouched for: a change that no event reports is then always a difference at some later sweep.
+    const seen = numbers(dir);
+    watches.set(agent, { w, since: ++gen, seen: seen ?? new Map(), sweptAt: gen });
+  }
+}
+
+/** Records a change of `name` in `agent`'s folder at a new generation. */
+function note(agent: string, name: string): void {
+  let m = changed.get(agent);
+  if (!m) changed.set(agent, (m = new Map()));
+  m.set(name, ++gen);
+}
+
+const keyOf = (dir: string, name: string): string | null => {
+  try {
+    const s = statSync(join(dir, name), { throwIfNoEntry: false });
+    return s ? `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}:${s.nlink}` : null;
+  } catch {
+    return null;
+  }
+};
+
+const mdNames = (dir: string): string[] | null => {
+  try {
+    return readdirSync(dir).filter((n) => n.endsWith('.md'));
+  } catch {
+    return null;
+  }
+};
+
+function numbers(dir: string): Map<string, string> | null {
+  const names = mdNames(dir);
+  if (!names) return null;
+  const out = new Map<string, string>();
+  for (const n of names) {
+    const k = keyOf(dir, n);
+    if (k) out.set(n, k);
+  }
+  return out;
+}
+
+/**
+ * The safety net: every sweepMs, every work file is stat'ed (in slices, between questions) and compared
+ * with the last sweep. A file whose numbers moved is reported as changed, whether or not an event said
+ * so; one that moved with no event since the last sweep is logged, since inotify did not report it
+ * here: a write through a hard link in another folder (made after the file was last listed), a write
+ * through a shared memory map. Such a change reaches the frontier within one sweep; every other change
+ * is seen by the next command (see the top of this file).
+ */
+async function sweep(): Promise<void> {
+  for (const [agent, v] of [...watches]) {
+    const dir = join(agentsDir, agent, 'work');
+    const names = mdNames(dir);
+    if (!names) continue;
+    const startedAt = gen;
+    const now = new Map<string, string>();
+    for (let i = 0; i < names.length; i++) {
+      if (i && i % SWEEP_SLICE === 0) await new Promise((r) => setImmediate(r));
+      if (watches.get(agent) !== v) break;
+      const k = keyOf(dir, names[i]);
+      if (k) now.set(names[i], k);
+    }
+    if (watches.get(agent) !== v) continue;
+    const moved: string[] = [];
+    for (const [n, k] of now) if (v.seen.get(n) !== k) moved.push(n);
+    for (const n of v.seen.keys()) if (!now.has(n)) moved.push(n);
+    const events = changed.get(agent);
+    for (const n of moved) {
+      if ((events?.get(n) ?? -1) <= v.sweptAt) post({ type: 'unseen', text: `${agent}/work/${n} changed with no file event (a write through a hard link elsewhere?): reported as changed now` });
+      note(agent, n);
+    }
+    v.seen = now;
+    v.sweptAt = startedAt;
+  }
+  setTimeout(() => void sweep(), sweepMs ?? 30_000);
+}
+
+function answerAll(names: string[]): void {
+  refresh();
+  for (const name of names) {
+    const file = join(paths.req, name);
+    let q: KeeperQuestion;
+    try {
+      q = JSON.parse(readFileSync(file, 'utf8')) as KeeperQuestion;
+      unlinkSync(file);
+    } catch {
+      continue;
+    }
+    const watched: Record<string, number> = {};
+    for (const [a, v] of watches) watched[a] = v.since;
+    let out: Record<string, string[]> | null = null;
+    if (q.epoch === epoch && Number.isFinite(q.since)) {
+      out = {};
+      let total = 0;
+      for (const [a, m] of changed) {
+        const list: string[] = [];
+        for (const [n, g] of m) if (g > q.since) list.push(n);
+        total += list.length;
+        if (list.length) out[a] = list;
+      }
+      if (total > MAX_NAMES) out = null;
+    }
+    const answer: KeeperAnswer = { epoch, gen, watched, changed: out };
+    try {
+      writeCache(join(paths.res, name), JSON.stringify(answer), join(local, 'tmp'));
+    } catch {
+      // The asker stops waiting and lists its files.
+    }
+  }
+  sweepAnswers();
+}
+
+let lastSweep = 0;
+/** Answers whose askers gave up (killed, or past their wait) are removed now and then. */
+function sweepAnswers(): void {
+  const now = Date.now();
+  if (now - lastSweep < STALE_ANSWER_MS) return;
+  lastSweep = now;
+  for (const dir of [paths.res, paths.req]) {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const n of names) {
+      try {
+        if (now - statSync(join(dir, n)).mtimeMs > STALE_ANSWER_MS) unlinkSync(join(dir, n));
+      } catch {
+        // Collected meanwhile.
+      }
+    }
+  }
+}
+
+function start(): void {
+  if (process.platform !== 'linux') return post({ type: 'declined', text: 'the index keeper serves on Linux only' });
+  try {
+    mkdirSync(paths.req, { recursive: true });
+    mkdirSync(paths.res, { recursive: true });
+    const fsType = statfsSync(paths.dir).type;
+    if (!LOCAL_FS.has(fsType)) return post({ type: 'declined', text: `local/ is on a file system the keeper does not serve (statfs type 0x${fsType.toString(16)})` });
+    // Questions left from before (no keeper answered them) are dropped: their askers have moved on.
+    for (const d of [paths.req, paths.res]) for (const n of readdirSync(d)) unlinkSync(join(d, n));
+    const req = watch(paths.req, { persistent: true }, (_type, name) => {
+      counted();
+      const n = name == null ? '' : String(name);
+      if (n && !n.startsWith('.') && !asked.includes(n)) asked.push(n);
+    });
+    req.on('error', (err) => post({ type: 'error', text: `the question folder's watch failed: ${err.message}` }));
+    refresh();
+    setTimeout(() => void sweep(), sweepMs ?? 30_000);
+    writeCache(paths.info, JSON.stringify({ pid: process.pid, started_at: new Date().toISOString() }), join(local, 'tmp'));
+    post({ type: 'ready', text: `keeping the work index (${watches.size} work folder${watches.size === 1 ? '' : 's'} watched)` });
+  } catch (err) {
+    post({ type: 'error', text: `the index keeper could not start: ${(err as Error).message}` });
+  }
+}
+
+start();

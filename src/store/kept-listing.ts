@@ -1,0 +1,210 @@
+import { readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeCache, RACY_MS } from './cache-file.js';
+import { readSnapshot } from './graph-index.js';
+import { listAgents, type Home } from './home.js';
+import { keeperPaths, type KeeperAnswer, type KeeperInfo } from './index-keeper-files.js';
+import { pidAlive } from './pid.js';
+import { randomBytes } from './random.js';
+import { sleepSync } from './sleep-sync.js';
+import type { StatIndex } from './stat-index.js';
+import { listAgentWork, makeListing, putStat, type Listing } from './work-listing.js';
+import { workDir } from './work-store.js';
+
+/**
+ * The agents' work listings with the help of a running index keeper (runtime/index-keeper.ts): each
+ * agent's files are rebuilt from its graph snapshot (the names and stat numbers of the last listing),
+ * and only the names the keeper saw an event for since that snapshot's mark are stat'ed again. The
+ * result is the listing a stat of every file would give (same names, same numbers; the order may
+ * differ, which no reader depends on), at the cost of a question to the keeper (under a millisecond
+ * of cpu) instead of one stat per file.
+ *
+ * Wherever the keeper cannot vouch (none runs, it does not answer within WAIT_MS, another epoch, a
+ * folder it has not watched since the snapshot was made, too many changes), that agent's files are
+ * listed in full, as without a keeper. Listings made after the keeper answered carry its mark, so the
+ * snapshots written from them can be vouched for next time.
+ */
+
+/** HOLON_TRACE_INDEX=1: one stderr line per agent on how its files were listed (tests, and a curious user). */
+function trace(line: string): void {
+  if (!process.env.HOLON_TRACE_INDEX) return;
+  try {
+    writeSync(2, `holon: index: ${line}\n`);
+  } catch {
+    // Tracing only.
+  }
+}
+
+/** How long a command waits for the keeper's answer before it lists its files itself. */
+const WAIT_MS = 1000;
+
+const splitMark = (mark: string): [string, number] | null => {
+  const i = mark.lastIndexOf(':');
+  const gen = Number(mark.slice(i + 1));
+  return i > 0 && Number.isInteger(gen) ? [mark.slice(0, i), gen] : null;
+};
+
+/** The keeper's answer to "what changed since `since` of `epoch`", or why there is none. */
+export function askKeeper(home: Home, epoch: string, since: number): KeeperAnswer | string {
+  if (process.platform !== 'linux') return 'no keeper off Linux';
+  if (process.env.HOLON_INDEX === '0') return 'HOLON_INDEX=0';
+  const paths = keeperPaths(home.local);
+  try {
+    const info = JSON.parse(readFileSync(paths.info, 'utf8')) as KeeperInfo;
+    if (!pidAlive(info.pid)) return `the keeper (pid ${info.pid}) is gone`;
+  } catch {
+    return 'no keeper runs';
+  }
+  const name = `${process.pid}-${randomBytes(6).toString('hex')}`;
+  const res = join(paths.res, name);
+  try {
+    // The rename into req/ is the question and the keeper's probe at once (see index-keeper.ts).
+    writeCache(join(paths.req, name), JSON.stringify({ epoch, since }), join(home.local, 'tmp'));
+  } catch (err) {
+    return `cannot ask the keeper: ${(err as Error).message}`;
+  }
+  const until = Date.now() + WAIT_MS;
+  // The answer comes within a millisecond from a keeper that is not busy: look often at first.
+  for (let pause = 0.05; ; pause = Math.min(2, pause * 2)) {
+    let text: string | null = null;
+    try {
+      text = readFileSync(res, 'utf8');
+    } catch {
+      // Not yet.
+    }
+    if (text !== null) {
+      try {
+        unlinkSync(res);
+      } catch {
+        // Swept already.
+      }
+      try {
+        const a = JSON.parse(text) as KeeperAnswer;
+        if (typeof a.epoch === 'string' && Number.isInteger(a.gen) && a.watched && typeof a.watched === 'object') return a;
+      } catch {
+        // Said below.
+      }
+      return 'the keeper\'s answer did not parse';
+    }
+    if (Date.now() >= until) break;
+    sleepSync(pause);
+  }
+  try {
+    unlinkSync(join(paths.req, name));
+  } catch {
+    // Taken by the keeper meanwhile: it sweeps an answer nobody collects.
+  }
+  return `no answer from the keeper within ${WAIT_MS} ms`;
+}
+
+/** Every agent's work listing; with a keeper's help where it can vouch, else a stat of every file. */
+export function listKept(home: Home, agents = listAgents(home)): Listing[] {
+  const snaps = new Map<string, StatIndex>();
+  const cachePath = (a: string) => join(home.local, 'cache', `graph-${a}.json`);
+  let epoch = '';
+  let since = Infinity;
+  for (const a of agents) {
+    const s = readSnapshot(cachePath(a));
+    const m = s && splitMark(s.mark);
+    if (s) snaps.set(a, s);
+    if (!m) continue;
+    // Snapshots of other epochs (an old keeper) are listed in full below.
+    if (!epoch) epoch = m[0];
+    if (m[0] === epoch) since = Math.min(since, m[1]);
+  }
+  const answer = askKeeper(home, epoch, Number.isFinite(since) ? since : 0);
+  if (typeof answer === 'string') {
+    trace(`every file stat'ed (${answer})`);
+    return listAllMarked(home, agents, () => '');
+  }
+  const mark = `${answer.epoch}:${answer.gen}`;
+  const out: Listing[] = [];
+  for (const a of agents) {
+    const watchedSince = answer.watched[a];
+    // Listed after the answer, under a watch: the numbers listed now carry the mark.
+    const markOf = watchedSince === undefined ? '' : mark;
+    const s = snaps.get(a);
+    const m = s && splitMark(s.mark);
+    const vouched = s && m && answer.changed && m[0] === answer.epoch && watchedSince !== undefined && m[1] >= watchedSince;
+    const l = vouched ? rebuilt(home, a, s, answer.changed![a] ?? [], markOf) : listAgentWork(home, a, markOf);
+    if (!vouched) trace(`${a}: every file stat'ed (${!s ? 'no snapshot' : !m ? 'snapshot made without a keeper' : watchedSince === undefined ? 'folder not watched' : !answer.changed ? 'too many changes, or another epoch' : m[0] !== answer.epoch ? 'snapshot of another epoch' : 'snapshot older than the watch'})`);
+    if (l) out.push(l);
+  }
+  return out;
+}
+
+function listAllMarked(home: Home, agents: string[], markOf: (a: string) => string): Listing[] {
+  const out: Listing[] = [];
+  for (const a of agents) {
+    const l = listAgentWork(home, a, markOf(a));
+    if (l) out.push(l);
+  }
+  return out;
+}
+
+/** Past this many names looked at again, the snapshot is stored under the new mark (shorter answers). */
+const REMARK_AT = 64;
+
+/**
+ * An agent's listing from its snapshot: the names the keeper reports, and those the snapshot never
+ * vouches for (stored as NaN: racy, hard-linked, irregular), are stat'ed; every other name keeps its
+ * numbers, which no event has touched since they were taken.
+ */
+function rebuilt(home: Home, agent: string, snap: StatIndex, reported: string[], mark: string): Listing | null {
+  const names = snap.count ? snap.names.split('\n') : [];
+  const stats = new Float64Array(snap.stats);
+  const look = new Set<string>();
+  for (const n of reported) look.add(n);
+  for (let i = 0; i < snap.count; i++) if (Number.isNaN(stats[4 * i])) look.add(names[i]);
+  const racy = new Set<string>();
+  const irregular = new Set<string>();
+  const linked = new Set<string>();
+  trace(`${agent}: kept, ${look.size} of ${snap.count} stat'ed`);
+  if (!look.size) return makeListing(home, agent, { names, stats, racy, irregular, linked }, mark, snap.names, snap);
+  const dir = workDir(home, agent);
+  const since = Date.now() - RACY_MS;
+  const at = new Map<string, number>();
+  if (look.size > 8) for (let i = 0; i < names.length; i++) at.set(names[i], i);
+  const indexOf = (n: string) => (at.size ? (at.get(n) ?? -1) : names.indexOf(n));
+  const gone = new Set<number>();
+  const added: Array<{ name: string; numbers: Float64Array }> = [];
+  for (const n of look) {
+    let st;
+    try {
+      st = statSync(join(dir, n), { throwIfNoEntry: false });
+    } catch {
+      // Unreadable now (a permission): listed in full, where a stat of every file reports it the same way.
+      trace(`${agent}: every file stat'ed (${n} could not be stat'ed)`);
+      return listAgentWork(home, agent, mark);
+    }
+    const i = indexOf(n);
+    if (!st) {
+      if (i >= 0) gone.add(i);
+      continue;
+    }
+    if (i >= 0) putStat(stats, 4 * i, st, n, since, racy, irregular, linked);
+    else {
+      const numbers = new Float64Array(4);
+      putStat(numbers, 0, st, n, since, racy, irregular, linked);
+      added.push({ name: n, numbers });
+    }
+  }
+  const remark = look.size > REMARK_AT;
+  if (!gone.size && !added.length) return makeListing(home, agent, { names, stats, racy, irregular, linked }, mark, snap.names, snap, remark);
+  // Names came or went: a new list (the snapshot, of other names, then only serves as numbers).
+  const keptNames: string[] = [];
+  const kept = new Float64Array((names.length - gone.size + added.length) * 4);
+  let j = 0;
+  for (let i = 0; i < names.length; i++) {
+    if (gone.has(i)) continue;
+    keptNames.push(names[i]);
+    kept.set(stats.subarray(4 * i, 4 * i + 4), j);
+    j += 4;
+  }
+  for (const a of added) {
+    keptNames.push(a.name);
+    kept.set(a.numbers, j);
+    j += 4;
+  }
+  return makeListing(home, agent, { names: keptNames, stats: kept, racy, irregular, linked }, mark, undefined, undefined, true);
+}

@@ -54,7 +54,7 @@ export class WatchSync {
     let r: LeaseRound;
     const started = Date.now();
     try {
-      r = await sharedChange(this.home, 'watch lease', async () => takeLeases(this.home, this.agents(), this.holder, Date.now(), this.ttlMs), (x) => x.files, { retries: 3 });
+      r = await sharedChange(this.home, 'watch lease', async () => takeLeases(this.home, this.agents(), this.holder, Date.now(), this.ttlMs), (x) => x.files, { retries: 3, say: this.log });
       // The lease pushed was written during the round: count its time from the round's start.
       this.ourExpiry = started + this.ttlMs;
     } catch (err) {
@@ -75,7 +75,7 @@ export class WatchSync {
     if (this.timer) clearInterval(this.timer);
     await this.busy;
     try {
-      await sharedChange(this.home, 'watch lease release', async () => ({ files: releaseLeases(this.home, this.agents(), this.holder, Date.now()) }), (x) => x.files, { retries: 3 });
+      await sharedChange(this.home, 'watch lease release', async () => ({ files: releaseLeases(this.home, this.agents(), this.holder, Date.now()) }), (x) => x.files, { retries: 3, say: this.log });
     } catch (err) {
       this.log(`could not release the watch leases: ${(err as Error).message} (they expire on their own)`);
     }

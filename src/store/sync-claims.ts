@@ -3,6 +3,7 @@ import type { Home } from './home.js';
 import { git, gitRun } from './sync-git.js';
 import { commitHome, ensureDriver, fetchRemote, mergeRemote, pushHead, syncTarget, type SyncTarget } from './sync.js';
 import { sleepSync } from './sleep-sync.js';
+import { withSyncLock, type SyncLockOptions } from './sync-lock.js';
 
 /**
  * Claims that hold across clones (`claims: shared`): a claim, renew, release or transfer counts only
@@ -23,7 +24,12 @@ function undo(t: SyncTarget, ours: string): void {
   git(t.top, ['reset', '-q', '--keep', 'HEAD~1']);
 }
 
-export async function sharedChange<T>(home: Home, what: string, fn: () => Promise<T>, files: (r: T) => string[], opts: { retries?: number } = {}): Promise<T & { shared: SharedOutcome }> {
+/** The whole change (every attempt) holds the clone's sync lock, taken before `fn`'s own locks. */
+export function sharedChange<T>(home: Home, what: string, fn: () => Promise<T>, files: (r: T) => string[], opts: { retries?: number } & SyncLockOptions = {}): Promise<T & { shared: SharedOutcome }> {
+  return withSyncLock(home, what, () => sharedLocked(home, what, fn, files, opts), opts);
+}
+
+async function sharedLocked<T>(home: Home, what: string, fn: () => Promise<T>, files: (r: T) => string[], opts: { retries?: number }): Promise<T & { shared: SharedOutcome }> {
   const retries = Math.max(1, opts.retries ?? 10);
   ensureDriver(home);
   for (let attempt = 1; attempt <= retries; attempt++) {

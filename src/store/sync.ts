@@ -7,6 +7,7 @@ import { describeIncoming, type Incoming } from './sync-report.js';
 import { configureDriver, writeAttributes } from './sync-setup.js';
 import { git, gitDir, gitFailure, gitRun, lines, repoTop } from './sync-git.js';
 import { sleepSync } from './sleep-sync.js';
+import { withSyncLock, type SyncLockOptions } from './sync-lock.js';
 
 /**
  * `holon sync`: commit holon's own changes (the home without local/), fetch, merge through the
@@ -140,7 +141,12 @@ export function ensureDriver(home: Home): void {
   configureDriver(home.dir);
 }
 
-export function syncHome(home: Home, opts: { remote?: string; retries?: number } = {}): SyncReport {
+/** One sync, holding the clone's sync lock (a watcher's round or a shared claim here waits, and is waited for). */
+export function syncHome(home: Home, opts: { remote?: string; retries?: number } & SyncLockOptions = {}): Promise<SyncReport> {
+  return withSyncLock(home, 'holon sync', () => syncLocked(home, opts), opts);
+}
+
+function syncLocked(home: Home, opts: { remote?: string; retries?: number }): SyncReport {
   const t = syncTarget(home, opts.remote);
   ensureDriver(home);
   const committed = commitHome(t, `holon sync from ${hostname() || 'a machine'}`);

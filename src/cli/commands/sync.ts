@@ -24,10 +24,10 @@ function render(r: SyncReport): void {
   out(r.pushed ? `  out: ${plural(r.outgoing.commits, 'commit')}, ${plural(r.outgoing.files.length, 'file')}` : '  out: nothing to push');
 }
 
-export function runSync(ctx: Ctx, _args: string[], opts: { remote?: string; retries?: string; json?: boolean }): void {
+export async function runSync(ctx: Ctx, _args: string[], opts: { remote?: string; retries?: string; json?: boolean }): Promise<void> {
   const retries = opts.retries === undefined ? undefined : Number(opts.retries);
   if (retries !== undefined && (!Number.isInteger(retries) || retries < 1)) throw invalid(`--retries "${opts.retries}" is not a whole number above 0`, 'e.g. --retries 5');
-  const r = syncHome(ctx.home(), { remote: opts.remote, retries });
+  const r = await syncHome(ctx.home(), { remote: opts.remote, retries, say: note });
   if (opts.json) printJson(r);
   else if (!r.conflicts.length) render(r);
   if (r.conflicts.length) {

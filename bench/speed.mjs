@@ -9,7 +9,7 @@
 //                       Without it the ticket columns say so and stay empty.
 // The graph is peer-gen.py's rule: 30 % closed, every third item depends on the one before, priority
 // i % 5. holon's home is generated from the same rule (one file per item), and is a git repository.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,6 +61,24 @@ function ticketHome(n) {
     writeFileSync(join(dir, '.complete'), '');
   }
   return join(dir, 'ticket');
+}
+
+/** `holon index` in `cwd`, once it answers (null where it declines: not Linux, an unknown file system). */
+function startKeeper(cwd) {
+  const child = spawn(process.execPath, [BIN, 'index'], { cwd, env: { ...process.env, ...ENV }, stdio: 'ignore', detached: false });
+  const until = Date.now() + 60_000;
+  while (Date.now() < until) {
+    const st = spawnSync(process.execPath, [BIN, 'index', '--status', '--json'], { cwd, env: { ...process.env, ...ENV }, encoding: 'utf8' });
+    try {
+      if (JSON.parse(st.stdout).keeper?.pid === child.pid) return child;
+    } catch {
+      // Not yet.
+    }
+    if (child.exitCode !== null) return null;
+    spawnSync('sleep', ['0.1']);
+  }
+  child.kill();
+  return null;
 }
 
 // ---- measuring
@@ -117,6 +135,19 @@ for (const n of SIZES) {
     row('frontier --json, warm, after a progress', size, goal, m(frontier, { prepare: `${warm} >/dev/null; ${sh([process.execPath, BIN, 'progress', ids[2 * (RUNS + 1)], 'bench'])}` }));
     row('frontier --json, warm, after an edit', size, goal, m(frontier, { prepare: `${warm} >/dev/null; ${sh([process.execPath, BIN, 'edit', ids[2 * (RUNS + 1) + 1], '--title'])} "Task edited $RANDOM"` }));
     if (n === 10000) row('frontier --json, cold (no local/)', size, 5, m(frontier, { prepare: 'rm -rf .holon/local' }));
+    // The same with an index keeper running (`holon index`; `holon watch` runs one too): the frontier
+    // then stats only the files the keeper saw change (docs/frontier.md, "The index keeper").
+    const keeper = startKeeper(cwd);
+    if (keeper) {
+      try {
+        row('frontier --json, warm, unchanged, with a keeper', size, goal, m(frontier, { prepare: warm }));
+        row('frontier --json, warm, after a progress, with a keeper', size, goal, m(frontier, { prepare: `${warm} >/dev/null; ${sh([process.execPath, BIN, 'progress', ids[2 * (RUNS + 1) + 2], 'bench'])}` }));
+        row('frontier --json, warm, after an edit, with a keeper', size, goal, m(frontier, { prepare: `${warm} >/dev/null; ${sh([process.execPath, BIN, 'edit', ids[2 * (RUNS + 1) + 3], '--title'])} "Task edited $RANDOM"` }));
+      } finally {
+        keeper.kill('SIGTERM');
+        spawnSync('bash', ['-c', `while kill -0 ${keeper.pid} 2>/dev/null; do sleep 0.05; done`]);
+      }
+    }
   }
   if (n === Math.max(...SIZES)) {
     const argv = [process.execPath, BIN, 'frontier', '--json'];

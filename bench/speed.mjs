@@ -9,7 +9,7 @@
 //                       Without it the ticket columns say so and stay empty.
 // The graph is peer-gen.py's rule: 30 % closed, every third item depends on the one before, priority
 // i % 5. holon's home is generated from the same rule (one file per item), and is a git repository.
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,19 +65,24 @@ function ticketHome(n) {
 
 /** `holon index` in `cwd`, once it answers (null where it declines: not Linux, an unknown file system). */
 function startKeeper(cwd) {
-  const child = spawn(process.execPath, [BIN, 'index'], { cwd, env: { ...process.env, ...ENV }, stdio: 'ignore', detached: false });
+  // Started through a shell that exits at once, so the keeper is not this (synchronous) script's child:
+  // its exit is reaped by init, and `kill -0` below stops answering once it is gone.
+  const pid = Number(spawnSync('bash', ['-c', `${sh([process.execPath, BIN, 'index'])} >/dev/null 2>&1 & echo $!`], { cwd, env: { ...process.env, ...ENV }, encoding: 'utf8' }).stdout.trim());
+  const stop = () => {
+    spawnSync('bash', ['-c', `kill ${pid} 2>/dev/null; while kill -0 ${pid} 2>/dev/null; do sleep 0.05; done`]);
+  };
   const until = Date.now() + 60_000;
   while (Date.now() < until) {
     const st = spawnSync(process.execPath, [BIN, 'index', '--status', '--json'], { cwd, env: { ...process.env, ...ENV }, encoding: 'utf8' });
     try {
-      if (JSON.parse(st.stdout).keeper?.pid === child.pid) return child;
+      if (JSON.parse(st.stdout).keeper?.pid === pid) return { stop };
     } catch {
       // Not yet.
     }
-    if (child.exitCode !== null) return null;
+    if (spawnSync('kill', ['-0', String(pid)]).status !== 0) return null;
     spawnSync('sleep', ['0.1']);
   }
-  child.kill();
+  stop();
   return null;
 }
 
@@ -92,6 +97,8 @@ const bases = [];
 function row(target, size, goal, r, peer = null, peerName = '') {
   if (r) bases.push(r.base);
   rows.push({ target, size, goal, r, peer, peerName });
+  // As it goes (the table comes at the end): a long run shows where it is.
+  process.stderr.write(`  ${target} (${size}): ${fmt(r)}\n`);
 }
 
 function maxRssMb(argv, cwd, prepare) {
@@ -144,8 +151,7 @@ for (const n of SIZES) {
         row('frontier --json, warm, after a progress, with a keeper', size, goal, m(frontier, { prepare: `${warm} >/dev/null; ${sh([process.execPath, BIN, 'progress', ids[2 * (RUNS + 1) + 2], 'bench'])}` }));
         row('frontier --json, warm, after an edit, with a keeper', size, goal, m(frontier, { prepare: `${warm} >/dev/null; ${sh([process.execPath, BIN, 'edit', ids[2 * (RUNS + 1) + 3], '--title'])} "Task edited $RANDOM"` }));
       } finally {
-        keeper.kill('SIGTERM');
-        spawnSync('bash', ['-c', `while kill -0 ${keeper.pid} 2>/dev/null; do sleep 0.05; done`]);
+        keeper.stop();
       }
     }
   }

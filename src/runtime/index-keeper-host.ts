@@ -11,6 +11,8 @@ const sweepMs = (env: NodeJS.ProcessEnv) => (Number(env.HOLON_INDEX_SWEEP_MS) > 
 export interface IndexKeeper {
   /** True once the keeper serves; false if it declined (not Linux, a network file system) or failed. */
   ready: Promise<boolean>;
+  /** Resolves when the keeper's thread has ended (stopped, or it gave up: its home removed). */
+  exited: Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -59,14 +61,18 @@ export function startIndexKeeper(home: Home, log: (line: string) => void, opts: 
     if (m.type !== 'epoch') settle(m.type === 'ready');
   });
   worker.on('error', (err) => log(`index keeper stopped: ${err.message}; commands stat every work file`));
-  worker.on('exit', () => {
-    forget();
-    settle(false);
-  });
+  const exited = new Promise<void>((resolve) =>
+    worker.on('exit', () => {
+      forget();
+      settle(false);
+      resolve();
+    }),
+  );
   // In a watcher the keeper never keeps the process alive on its own; `holon index` is only the keeper.
   if (!opts.foreground) worker.unref();
   return {
     ready,
+    exited,
     stop: async () => {
       forget();
       await worker.terminate();

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, statfsSync, statSync, unlinkSync, watch, type FSWatcher } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statfsSync, statSync, unlinkSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { keeperPaths, type KeeperAnswer, type KeeperQuestion } from '../store/index-keeper-files.js';
@@ -200,6 +200,7 @@ function numbers(dir: string): Map<string, string> | null {
  * is seen by the next command (see the top of this file).
  */
 async function sweep(): Promise<void> {
+  if (!existsSync(agentsDir)) return end(`${agentsDir} is gone (the home was removed?)`);
   for (const [agent, v] of [...watches]) {
     const dir = join(agentsDir, agent, 'work');
     const names = mdNames(dir);
@@ -285,6 +286,12 @@ function sweepAnswers(): void {
   }
 }
 
+/** Stops serving: the host forgets keeper.json when this thread exits. */
+function end(why: string): void {
+  post({ type: 'error', text: `stopping: ${why}` });
+  process.exit(0);
+}
+
 function start(): void {
   if (process.platform !== 'linux') return post({ type: 'declined', text: 'the index keeper serves on Linux only' });
   try {
@@ -297,9 +304,11 @@ function start(): void {
     const req = watch(paths.req, { persistent: true }, (_type, name) => {
       counted();
       const n = name == null ? '' : String(name);
-      if (n && !n.startsWith('.') && !asked.includes(n)) asked.push(n);
+      // The folder itself gone (the home removed): nobody can ask any more.
+      if (n === '' || n === 'req') return void (existsSync(paths.req) || end('local/index/req/ is gone (the home was removed?)'));
+      if (!n.startsWith('.') && !asked.includes(n)) asked.push(n);
     });
-    req.on('error', (err) => post({ type: 'error', text: `the question folder's watch failed: ${err.message}` }));
+    req.on('error', (err) => end(`the question folder's watch failed: ${err.message}`));
     refresh();
     setTimeout(() => void sweep(), sweepMs ?? 30_000);
     writeCache(paths.info, JSON.stringify({ pid: process.pid, started_at: new Date().toISOString() }), join(local, 'tmp'));

@@ -7,7 +7,7 @@ import type { WorkItem } from '../core/types.js';
 import { workFromRecord } from '../core/workitem.js';
 import { createHash, hash as oneShotHash } from 'node:crypto';
 import { writeCache } from './cache-file.js';
-import { readStatIndex, statIndexStamped, writeStatIndex } from './stat-index.js';
+import { readStatIndex, statIndexStamped, writeStatIndex, type StatIndex } from './stat-index.js';
 import { VERSION as APP_VERSION } from '../version.js';
 import { BUILD_ID } from '../build-id.js';
 import { listAgents, type Home } from './home.js';
@@ -252,6 +252,10 @@ const idxOf = (cachePath: string) => cachePath.slice(0, -'.json'.length) + '.idx
 
 /** An agent's graph snapshot (stat-index.ts), if this build wrote it. */
 export const readSnapshot = (listingCachePath: string) => readStatIndex(idxOf(listingCachePath), GRAPH_STAMP);
+
+/** The snapshot stored again under another mark (its names and numbers are those of a listing made under it). */
+export const remarkSnapshot = (home: Home, listingCachePath: string, snap: StatIndex, mark: string) =>
+  writeStatIndex(idxOf(listingCachePath), { ...snap, mark }, GRAPH_STAMP, join(home.local, 'tmp'));
 
 /** Reads the listed items: cached entries where the key still matches, a parse where it does not. */
 export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void {

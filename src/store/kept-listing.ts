@@ -1,7 +1,7 @@
 import { readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeCache, RACY_MS } from './cache-file.js';
-import { readSnapshot } from './graph-index.js';
+import { readSnapshot, remarkSnapshot } from './graph-index.js';
 import { listAgents, type Home } from './home.js';
 import { keeperPaths, type KeeperAnswer, type KeeperInfo } from './index-keeper-files.js';
 import { pidAlive } from './pid.js';
@@ -127,10 +127,23 @@ export function listKept(home: Home, agents = listAgents(home)): Listing[] {
     const m = s && splitMark(s.mark);
     const vouched = s && m && answer.changed && m[0] === answer.epoch && watchedSince !== undefined && m[1] >= watchedSince;
     const l = vouched ? rebuilt(home, a, s, answer.changed![a] ?? [], markOf) : listAgentWork(home, a, markOf);
+    // A snapshot the keeper could not vouch for, found equal to this listing made under its answer, is
+    // stored under that answer's mark now: a reused answer writes nothing else, and without this every
+    // later call would list in full again.
+    if (!vouched && l && s && markOf && sameNumbers(s, l)) remarkSnapshot(home, l.cachePath, s, markOf);
     if (!vouched) trace(`${a}: every file stat'ed (${!s ? 'no snapshot' : !m ? 'snapshot made without a keeper' : watchedSince === undefined ? 'folder not watched' : !answer.changed ? 'too many changes, or another epoch' : m[0] !== answer.epoch ? 'snapshot of another epoch' : 'snapshot older than the watch'})`);
     if (l) out.push(l);
   }
   return out;
+}
+
+/** Same names in the same order and the same numbers (a NaN, never vouched for, equals nothing). */
+function sameNumbers(s: StatIndex, l: Listing): boolean {
+  if (s.count !== l.names.length || s.names !== l.joined) return false;
+  const a = s.stats;
+  const b = l.stats;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function listAllMarked(home: Home, agents: string[], markOf: (a: string) => string): Listing[] {

@@ -1,6 +1,7 @@
 import { appendFileSync, cpSync, existsSync, linkSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import type { ChildProcess } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
 import { project, spawnHolon, tempDir } from '../helpers/cli.js';
 import { until } from '../helpers/watch.js';
 import { git } from '../helpers/clones.js';
@@ -179,10 +180,16 @@ async function everyChange(keeper: boolean): Promise<string[]> {
   return traces;
 }
 
+const keepers: ChildProcess[] = [];
+afterEach(() => {
+  for (const k of keepers.splice(0)) if (k.exitCode === null && k.signalCode === null) k.kill('SIGKILL');
+});
+
 /** A `holon index` in `cwd`, once it keeps the index. */
 async function startKeeper(cwd: string) {
   // A short sweep, so the step with a hard link does not wait 30 s for it.
   const k = spawnHolon(['index'], { cwd, env: { HOLON_INDEX_SWEEP_MS: '300' } });
+  keepers.push(k);
   let log = '';
   k.stderr!.on('data', (d) => (log += d));
   const exited = new Promise<number | null>((r) => k.on('exit', (c) => r(c)));

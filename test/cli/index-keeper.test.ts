@@ -1,6 +1,7 @@
-import { closeSync, existsSync, openSync, readFileSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import type { ChildProcess } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
 import { project, spawnHolon } from '../helpers/cli.js';
 import { startWatch, until } from '../helpers/watch.js';
 
@@ -10,8 +11,15 @@ import { startWatch, until } from '../helpers/watch.js';
  * while it could not read, a keeper killed outright.
  */
 
+const spawned: ChildProcess[] = [];
+// A keeper a failed test left running is stopped (it would also stop itself once its home is removed).
+afterEach(() => {
+  for (const k of spawned.splice(0)) if (k.exitCode === null && k.signalCode === null) k.kill('SIGKILL');
+});
+
 function startKeeper(cwd: string) {
   const k = spawnHolon(['index'], { cwd });
+  spawned.push(k);
   let log = '';
   k.stderr!.on('data', (d) => (log += d));
   const exited = new Promise<number | null>((r) => k.on('exit', (c) => r(c)));
@@ -86,6 +94,15 @@ describe('the index keeper', () => {
     expect((await p.json(['index', '--status'])).keeper.pid).toBe(again.proc.pid);
     expect(await again.stop()).toBe(0);
     expect(existsSync(join(p.home, 'local/index/keeper.json'))).toBe(false);
+  }, 120_000);
+
+  it('stops on its own when its home is removed', async () => {
+    const { p } = await home(1);
+    const k = startKeeper(p.dir);
+    await until(() => /keeping the work index/.test(k.log()), 30_000, 'the keeper');
+    rmSync(p.home, { recursive: true, force: true });
+    expect(await k.exited).toBe(1);
+    expect(k.log()).toMatch(/stopping: .* is gone \(the home was removed\?\)/);
   }, 120_000);
 
   it('is one per home: a second is refused, and holon watch keeps it while it runs', async () => {

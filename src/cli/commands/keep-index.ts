@@ -20,12 +20,15 @@ export async function run(ctx: Ctx, _args: string[], opts: { status?: boolean; j
     process.exitCode = 1;
     return;
   }
-  await new Promise<void>((resolve) => {
-    const stop = (sig: string) => {
-      log(`${sig}: stopping`);
-      void keeper.stop().then(resolve);
-    };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
-  });
+  let signalled = false;
+  const stop = (sig: string) => {
+    signalled = true;
+    log(`${sig}: stopping`);
+    void keeper.stop();
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  await keeper.exited;
+  // Ended on its own (its home removed): not a clean stop.
+  if (!signalled) process.exitCode = 1;
 }

@@ -7,13 +7,14 @@ import { randomBytes } from './random.js';
  * since a cache lost in a crash is rebuilt from the records. Never throws: a read-only home just
  * computes every time.
  */
-export function writeCache(path: string, text: string | Uint8Array | Array<string | Uint8Array>, tmpDir: string): void {
+export function writeCache(path: string, text: string | Uint8Array | Iterable<string | Uint8Array>, tmpDir: string): void {
   try {
     mkdirSync(dirname(path), { recursive: true });
     mkdirSync(tmpDir, { recursive: true });
     const tmp = join(tmpDir, `${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-    if (Array.isArray(text)) {
-      // Parts written one by one: joining megabytes of text first would copy it once more.
+    if (typeof text !== 'string' && !(text instanceof Uint8Array)) {
+      // Parts written one by one (a generator makes each only when it is written): joining megabytes
+      // of text first would copy it once more and hold it all at once.
       const fd = openSync(tmp, 'w');
       try {
         for (const part of text) {

@@ -86,11 +86,28 @@ export function slimOf(item: WorkItem, agent: string): Slim | 'D' {
     if (f === 'observed' && item.observed) v = `${item.observed.evidence_at ?? ''}|${item.observed.evidence_commit ?? ''}|${item.observed.progress_commit ?? ''}`;
     if (f === 'waits') v = item.waits.filter(isLive).map((w) => ({ id: w.id, kind: w.kind, resource: w.resource, status: w.status, recheck_at: w.recheck_at ?? null, ...(w.due_at ? { due_at: w.due_at } : {}) }));
     if (v == null || (Array.isArray(v) && v.length === 0) || (f === 'class' && v === 'advancement_task')) continue;
-    out[f] = v;
+    out[f] = owned(v);
   }
   // Issue 17: the frontier's budget check reads the item's budget and where its spending starts.
   if (!closed && (item.extra.budget != null || item.extra.budget_since != null)) out.extra = { budget: item.extra.budget ?? null, budget_since: item.extra.budget_since ?? null };
   return out as Slim;
+}
+
+/**
+ * A value with strings of its own. A substring of 13 characters or more (a time, a title, a holder) is
+ * kept by V8 as a slice of the string it was cut from, which then stays alive with it: every slim would
+ * hold its whole record file (front matter and body) until the command ends, some tens of MB at 50,000
+ * items. A slice of a fresh concatenation points into that short copy instead.
+ */
+function owned(v: unknown): unknown {
+  if (typeof v === 'string') return v.length >= 13 ? (' ' + v).slice(1) : v;
+  if (Array.isArray(v)) return v.map(owned);
+  if (v && typeof v === 'object') {
+    const o: Record<string, unknown> = {};
+    for (const k of Object.keys(v)) o[k] = owned((v as Record<string, unknown>)[k]);
+    return o;
+  }
+  return v;
 }
 
 /** A cached item as a full WorkItem: one object literal, so every item has the same shape (fast to read). */
@@ -232,7 +249,7 @@ function writeEntries(home: Home, cachePath: string, entries: Record<string, Ent
       // No log (a read-only home, a missing folder): write the base.
     }
   }
-  writeCache(cachePath, JSON.stringify({ version: VERSION, build: GRAPH_STAMP, entries }), join(home.local, 'tmp'));
+  writeCache(cachePath, baseParts(entries), join(home.local, 'tmp'));
   // After the base: a crash in between replays the log onto it, which is harmless (see above). The
   // second file is what holon wrote when it listed big homes with `find`: no longer read.
   for (const old of [logOf(cachePath), cachePath.slice(0, -'.json'.length) + '.find.json']) {
@@ -244,6 +261,25 @@ function writeEntries(home: Home, cachePath: string, entries: Record<string, Ent
   }
 }
 
+
+/**
+ * The base's JSON text (the same as JSON.stringify of `{version, build, entries}`) in parts of a few
+ * thousand entries: at 50,000 items the whole text is some 8 MB, and holding it (and its bytes) at
+ * once raised a cold frontier's peak memory by about twice that.
+ */
+function* baseParts(entries: Record<string, Entry>): Generator<string> {
+  yield `{"version":${VERSION},"build":${JSON.stringify(GRAPH_STAMP)},"entries":{`;
+  let part = '';
+  let n = 0;
+  for (const name of Object.keys(entries)) {
+    part += `${n ? ',' : ''}${JSON.stringify(name)}:${JSON.stringify(entries[name])}`;
+    if (++n % 2000 === 0) {
+      yield part;
+      part = '';
+    }
+  }
+  yield `${part}}}`;
+}
 
 // Object.keys counts in C++; a for-in loop over 50,000 keys costs tens of milliseconds here.
 const cachedCount = (c: Record<string, Entry>): number => Object.keys(c).length;
@@ -364,6 +400,8 @@ export function loadListings(home: Home, listings: Listing[]): LoadedGraph {
       if (!items) {
         items = [];
         for (let i = 0; i < slims.length; i += 3) items.push(itemOf(slims[i] as Slim | 'D', slims[i + 1] as string, slims[i + 2] as string));
+        // The items are what is read from now on: the slims (tens of MB at 50,000) can go.
+        slims.length = 0;
       }
       return items;
     },

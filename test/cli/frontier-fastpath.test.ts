@@ -1,9 +1,8 @@
 import { appendFileSync, cpSync, existsSync, linkSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ChildProcess } from 'node:child_process';
-import { afterEach, describe, expect, it } from 'vitest';
-import { project, spawnHolon, tempDir } from '../helpers/cli.js';
-import { until } from '../helpers/watch.js';
+import { describe, expect, it } from 'vitest';
+import { project, tempDir } from '../helpers/cli.js';
+import { startKeeper, until } from '../helpers/watch.js';
 import { git } from '../helpers/clones.js';
 import { writeGraph } from '../helpers/graph.js';
 
@@ -39,7 +38,7 @@ async function everyChange(keeper: boolean): Promise<string[]> {
     git(p.dir, 'commit', '-qm', 'home');
     const env = (now = NOW) => ({ HOLON_NOW: now, HOLON_TRACE_INDEX: '1' });
     const local = join(p.home, 'local');
-    const keeperProc = keeper ? await startKeeper(p.dir) : null;
+    const keeperProc = keeper ? await startIndex(p.dir) : null;
 
     /** The fast answer (twice: built, then reused), checked against a full evaluation without caches. */
     const same = async (what: string, now = NOW) => {
@@ -180,22 +179,12 @@ async function everyChange(keeper: boolean): Promise<string[]> {
   return traces;
 }
 
-const keepers: ChildProcess[] = [];
-afterEach(() => {
-  for (const k of keepers.splice(0)) if (k.exitCode === null && k.signalCode === null) k.kill('SIGKILL');
-});
-
 /** A `holon index` in `cwd`, once it keeps the index. */
-async function startKeeper(cwd: string) {
+async function startIndex(cwd: string) {
   // A short sweep, so the step with a hard link does not wait 30 s for it.
-  const k = spawnHolon(['index'], { cwd, env: { HOLON_INDEX_SWEEP_MS: '300' } });
-  keepers.push(k);
-  let log = '';
-  k.stderr!.on('data', (d) => (log += d));
-  const exited = new Promise<number | null>((r) => k.on('exit', (c) => r(c)));
-  await until(() => /keeping the work index/.test(log) || k.exitCode !== null, 30_000, 'the keeper');
-  expect(log).toMatch(/keeping the work index/);
-  return { log: () => log, pid: k.pid!, stop: async () => (k.exitCode === null && k.kill('SIGTERM'), exited) };
+  const k = startKeeper(cwd, { HOLON_INDEX_SWEEP_MS: '300' });
+  await k.ready();
+  return k;
 }
 
 describe('the frontier fast path', () => {

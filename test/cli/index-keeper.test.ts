@@ -1,30 +1,14 @@
 import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ChildProcess } from 'node:child_process';
-import { afterEach, describe, expect, it } from 'vitest';
-import { project, spawnHolon } from '../helpers/cli.js';
-import { startWatch, until } from '../helpers/watch.js';
+import { describe, expect, it } from 'vitest';
+import { project } from '../helpers/cli.js';
+import { startKeeper, startWatch, until } from '../helpers/watch.js';
 
 /**
  * The index keeper (runtime/index-keeper.ts) and the listings made with its help (store/kept-listing.ts):
  * its lifecycle, and the failures it must survive without a stale frontier: a queue that overflowed
  * while it could not read, a keeper killed outright.
  */
-
-const spawned: ChildProcess[] = [];
-// A keeper a failed test left running is stopped (it would also stop itself once its home is removed).
-afterEach(() => {
-  for (const k of spawned.splice(0)) if (k.exitCode === null && k.signalCode === null) k.kill('SIGKILL');
-});
-
-function startKeeper(cwd: string) {
-  const k = spawnHolon(['index'], { cwd });
-  spawned.push(k);
-  let log = '';
-  k.stderr!.on('data', (d) => (log += d));
-  const exited = new Promise<number | null>((r) => k.on('exit', (c) => r(c)));
-  return { proc: k, log: () => log, exited, stop: async () => (k.exitCode === null && k.kill('SIGTERM'), exited) };
-}
 
 async function home(n: number) {
   const p = await project();
@@ -41,7 +25,7 @@ describe('the index keeper', () => {
   it('starts a new epoch after an overflow of the inotify queue, so nothing dropped is trusted', async () => {
     const { p, ids } = await home(4);
     const k = startKeeper(p.dir);
-    await until(() => /keeping the work index/.test(k.log()), 30_000, 'the keeper');
+    await k.ready();
     // The first listing has no snapshot; the second is vouched for by the keeper.
     expect((await p.h(['frontier', '--json'], traced)).stderr).toMatch(/every file stat'ed \(no snapshot\)/);
     const warm = await p.h(['frontier', '--json'], traced);
@@ -78,7 +62,7 @@ describe('the index keeper', () => {
   it('killed outright: commands see it is gone and list every file; a new keeper starts', async () => {
     const { p, ids } = await home(2);
     const k = startKeeper(p.dir);
-    await until(() => /keeping the work index/.test(k.log()), 30_000, 'the keeper');
+    await k.ready();
     await p.h(['frontier', '--json']);
     k.proc.kill('SIGKILL');
     await k.exited;
@@ -90,7 +74,7 @@ describe('the index keeper', () => {
     expect(JSON.parse(r.stdout).runnable.map((e: any) => e.id)).toEqual([ids[0]]);
     expect((await p.json(['index', '--status'])).keeper).toBeNull();
     const again = startKeeper(p.dir);
-    await until(() => /keeping the work index/.test(again.log()), 30_000, 'the second keeper');
+    await again.ready();
     expect((await p.json(['index', '--status'])).keeper.pid).toBe(again.proc.pid);
     expect(await again.stop()).toBe(0);
     expect(existsSync(join(p.home, 'local/index/keeper.json'))).toBe(false);
@@ -99,7 +83,7 @@ describe('the index keeper', () => {
   it('stops on its own when its home is removed', async () => {
     const { p } = await home(1);
     const k = startKeeper(p.dir);
-    await until(() => /keeping the work index/.test(k.log()), 30_000, 'the keeper');
+    await k.ready();
     rmSync(p.home, { recursive: true, force: true });
     expect(await k.exited).toBe(1);
     expect(k.log()).toMatch(/stopping: .* is gone \(the home was removed\?\)/);

@@ -4,6 +4,7 @@ import { openHome } from '../../dist/store/home.js';
 import { listRuns } from '../../dist/store/runs.js';
 import type { ChildProcess } from 'node:child_process';
 import { spawnHolon } from './cli.js';
+import { afterEach } from 'vitest';
 
 /** A running `holon watch` child with its stderr log. */
 export interface WatchProc {
@@ -45,6 +46,32 @@ export function startWatch(cwd: string, args: string[] = [], env: NodeJS.Process
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const keepers: ChildProcess[] = [];
+// A keeper a failed test left running is stopped (it would also stop itself once its home is removed).
+afterEach(() => {
+  for (const k of keepers.splice(0)) if (k.exitCode === null && k.signalCode === null) k.kill('SIGKILL');
+});
+
+/** A `holon index` (the index keeper alone) in `cwd`; `ready()` waits until it keeps the index. */
+export function startKeeper(cwd: string, env: NodeJS.ProcessEnv = {}) {
+  const proc = spawnHolon(['index'], { cwd, env });
+  keepers.push(proc);
+  let text = '';
+  proc.stderr!.on('data', (d) => (text += d));
+  const exited = new Promise<number | null>((r) => proc.on('exit', (c) => r(c)));
+  const log = () => text;
+  return {
+    proc,
+    log,
+    exited,
+    ready: () => until(() => /keeping the work index/.test(text), 30_000, `the keeper; log:\n${text}`),
+    stop: async () => {
+      if (proc.exitCode === null) proc.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
 
 /** Polls `fn` until it returns a truthy value. */
 export async function until<T>(fn: () => T | Promise<T>, timeoutMs = 60_000, what = 'condition'): Promise<T> {

@@ -64,9 +64,10 @@ describe('complete and supersede killed half-way are repaired, and check names w
     const p = await project();
     expect((await p.h(['agent', 'add', 'bob'])).code).toBe(0);
     const x = await p.create('waits on a task');
-    // Runs until the test says so: the wait must find it running, and it must not write its record again meanwhile.
+    // Runs until the test says so: the wait must find it running, and it must not write its record again
+    // meanwhile. (It also ends once the temp folder is gone: the cleanup may beat its next look at `go`.)
     const go = join(p.dir, 'go');
-    const task = (await p.h(['task', 'run', '--work', x, '--', 'sh', '-c', `while [ ! -f '${go}' ]; do sleep 0.05; done`])).stdout.trim().split(/\s+/).find((w) => w.startsWith('k-'))!;
+    const task = (await p.h(['task', 'run', '--work', x, '--', 'sh', '-c', `while [ ! -f '${go}' ] && [ -d '${p.dir}' ]; do sleep 0.05; done`])).stdout.trim().split(/\s+/).find((w) => w.startsWith('k-'))!;
     expect(task).toMatch(/^k-/);
     expect((await p.h(['wait', x, '--for', `task:${task}`, '--reason', 'the task'])).code).toBe(0);
     unlinkSync(join(p.home, 'local/tasks', `${task}.json`));

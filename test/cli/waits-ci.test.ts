@@ -34,7 +34,7 @@ describe('the CI continuation (seed 001)', () => {
     // The agent starts the CI script in the background and waits on its handle.
     const script = join(p.dir, 'ci.sh');
     // It runs until the test creates the file `go`, so the wait is registered while it runs.
-    writeFileSync(script, '#!/bin/sh\necho "queued CI run 7731"\nwhile [ ! -f go ]; do sleep 0.05; done\necho "run 7731 started"\n', { mode: 0o755 });
+    writeFileSync(script, '#!/bin/sh\necho "queued CI run 7731"\nwhile [ ! -f go ] && [ -d "$PWD" ]; do sleep 0.05; done\necho "run 7731 started"\n', { mode: 0o755 });
     // `task run` returns while the script still runs (it waits for `go`, created only below): how fast
     // it returns is measured in bench/timings.mjs, not asserted here.
     const run = await taskRun(p, ['--work', a, '--', script]);
@@ -178,7 +178,7 @@ describe('the CI continuation (seed 001)', () => {
 describe('tasks', () => {
   it('records failure, a missing command, and survives the terminal that started it', async () => {
     const p = await project();
-    const fail = await taskRun(p, ['--', 'sh', '-c', 'while [ ! -f go ]; do sleep 0.05; done; echo oops >&2; exit 3']);
+    const fail = await taskRun(p, ['--', 'sh', '-c', 'while [ ! -f go ] && [ -d "$PWD" ]; do sleep 0.05; done; echo oops >&2; exit 3']);
     const missing = await taskRun(p, ['--', 'no-such-command-holon']);
     const a = await p.create('needs the failing task');
     expect((await p.json(['wait', a, '--for', `task:${fail.id}`, '--reason', 'r'])).registered).toBe(true);

@@ -56,7 +56,7 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
   const cached = readCachedFrontier(home, agent, view);
   // The previous answer, when the inputs outside the work files (clock window, checkout, events) hold.
   const prev = cached && stillValid(home, cached.header, ctx.nowMs, ctx.cwd) ? cached : null;
-  if (prev && prev.header.fp === fp) return reuseParts(prev, nowIso);
+  if (prev && prev.header.fp === fp && !listings.some((l) => l.healable)) return reuseParts(prev, nowIso);
   if (prev) {
     // A few files changed (a progress note): their new content hashes give the digest without the
     // graph cache; the same digest means the same answer.

@@ -1,4 +1,4 @@
-import { readFileSync, unlinkSync } from 'node:fs';
+import { readFileSync, statSync, unlinkSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { keeperPaths, type KeeperInfo } from '../store/index-keeper-files.js';
 import { pidAlive } from '../store/pid.js';
@@ -19,7 +19,11 @@ export interface IndexKeeper {
 /** The live keeper of this home, if another process runs one. */
 export function otherKeeper(home: Home): KeeperInfo | null {
   try {
-    const info = JSON.parse(readFileSync(keeperPaths(home.local).info, 'utf8')) as KeeperInfo;
+    const paths = keeperPaths(home.local);
+    const info = JSON.parse(readFileSync(paths.info, 'utf8')) as KeeperInfo;
+    // A keeper.json copied with a home (cp -a) names the original's keeper, which watches another folder.
+    const req = statSync(paths.req, { throwIfNoEntry: false });
+    if (!req || info.req !== `${req.dev}:${req.ino}`) return null;
     return info.pid !== process.pid && pidAlive(info.pid) ? info : null;
   } catch {
     return null;
@@ -32,7 +36,10 @@ export function otherKeeper(home: Home): KeeperInfo | null {
  * error) goes to `log`. Commands never depend on it: without a keeper they stat every work file.
  */
 export function startIndexKeeper(home: Home, log: (line: string) => void, opts: { overflowAt?: number; foreground?: boolean } = {}): IndexKeeper | null {
-  if (process.env.HOLON_INDEX === '0') return null;
+  if (process.env.HOLON_INDEX === '0') {
+    log('index keeper: not started (HOLON_INDEX=0)');
+    return null;
+  }
   const other = otherKeeper(home);
   if (other) {
     log(`index keeper: process ${other.pid} keeps this home's index already`);

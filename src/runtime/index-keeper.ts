@@ -66,6 +66,11 @@ let gen = 0;
 const changed = new Map<string, Map<string, number>>();
 interface Watched {
   w: FSWatcher;
+  /** The folder's identity when the watch was set: another folder at the path (a swap) ends the watch. */
+  dev: number;
+  ino: number;
+  /** Cleared when the watch is dropped: its events are then only counted. */
+  live: { on: boolean };
   /** The generation from which on the watch covers the folder. */
   since: number;
   /** Every `.md` file's numbers at the last sweep (see sweep()). */
@@ -74,20 +79,29 @@ interface Watched {
   sweptAt: number;
 }
 const watches = new Map<string, Watched>();
+/**
+ * Dropped watches, kept open so that their events are still counted: libuv skips the events of a
+ * closed watch without a callback, and a batch of them would hide an overflow from the count.
+ */
+const retired: FSWatcher[] = [];
+/** Past this many, the retired watches are closed and a new epoch starts (their uncounted events then void nothing). */
+const MAX_RETIRED = 64;
+let renewNext = false;
 /** Events read since the last check (one batch of the loop). */
 let batch = 0;
 let checking = false;
 const asked: string[] = [];
-const limit = overflowAt ?? Math.floor(maxQueued() / 2);
-
-function maxQueued(): number {
+/** Half the kernel's queue, or null when it cannot be read (then the keeper cannot count for overflows). */
+function overflowLimit(): number | null {
+  if (overflowAt) return overflowAt;
   try {
     const n = Number(readFileSync('/proc/sys/fs/inotify/max_queued_events', 'utf8').trim());
-    return Number.isFinite(n) && n > 0 ? n : 16384;
+    return Number.isInteger(n) && n > 1 ? Math.floor(n / 2) : null;
   } catch {
-    return 16384;
+    return null;
   }
 }
+let limit = Infinity;
 
 /** After each batch of events: an overflow check, then the questions of the batch are answered. */
 function counted(): void {
@@ -97,15 +111,20 @@ function counted(): void {
   setImmediate(afterBatch);
 }
 
+/** Nothing of the epoch so far is vouched for any more: every asker lists its files in full once. */
+function renew(why: string): void {
+  epoch = newEpoch();
+  changed.clear();
+  for (const v of watches.values()) v.since = gen;
+  post({ type: 'epoch', text: `${why}: a new epoch, ${epoch}` });
+}
+
 function afterBatch(): void {
   checking = false;
-  if (batch >= limit) {
-    // The queue may have overflowed: what was dropped is unknown, so nothing of this epoch is vouched for.
-    epoch = newEpoch();
-    changed.clear();
-    for (const v of watches.values()) v.since = gen;
-    post({ type: 'epoch', text: `${batch} file events in one batch (the inotify queue may have overflowed): a new epoch, ${epoch}` });
-  }
+  // The queue may have overflowed: what was dropped is unknown.
+  if (batch >= limit) renew(`${batch} file events in one batch (the inotify queue may have overflowed)`);
+  else if (renewNext) renew('retired watches closed');
+  renewNext = false;
   batch = 0;
   if (asked.length) answerAll(asked.splice(0));
 }
@@ -115,12 +134,30 @@ function drop(agent: string): void {
   if (!v) return;
   watches.delete(agent);
   changed.delete(agent);
-  try {
-    v.w.close();
-  } catch {
-    // Already closed.
+  v.live.on = false;
+  retired.push(v.w);
+  if (retired.length > MAX_RETIRED) {
+    for (const w of retired.splice(0)) {
+      try {
+        w.close();
+      } catch {
+        // Already closed.
+      }
+    }
+    // Events still queued for them go uncounted: this epoch, and the batch that reads them, are void.
+    renew('retired watches closed');
+    renewNext = true;
   }
 }
+
+const folderId = (dir: string): { dev: number; ino: number } | null => {
+  try {
+    const s = statSync(dir);
+    return s.isDirectory() ? { dev: s.dev, ino: s.ino } : null;
+  } catch {
+    return null;
+  }
+};
 
 /** Watches every agent's work folder not watched yet; `since` is the generation after the watch is set. */
 function refresh(): void {
@@ -130,15 +167,24 @@ function refresh(): void {
   } catch {
     agents = [];
   }
-  for (const a of watches.keys()) if (!agents.includes(a)) drop(a);
+  for (const a of [...watches.keys()]) {
+    // Gone, or another folder at the path now: a rename of the agent's folder or of anything above it
+    // (a restore from a copy, a swap, a mount, a re-pointed symlink) gives the old watch no event.
+    const v = watches.get(a)!;
+    const id = agents.includes(a) ? folderId(join(agentsDir, a, 'work')) : null;
+    if (!id || id.dev !== v.dev || id.ino !== v.ino) drop(a);
+  }
   for (const agent of agents) {
     if (watches.has(agent)) continue;
     const dir = join(agentsDir, agent, 'work');
     let w: FSWatcher;
+    const live = { on: true };
+    const before = folderId(dir);
     try {
-      if (!statSync(dir).isDirectory() || !LOCAL_FS.has(statfsSync(dir).type)) continue;
+      if (!before || !LOCAL_FS.has(statfsSync(dir).type)) continue;
       w = watch(dir, { persistent: true }, (_type, name) => {
         counted();
+        if (!live.on) return;
         gen++;
         const n = name == null ? null : String(name);
         // The folder itself (removed, renamed, its attributes) is reported under its own name.
@@ -149,10 +195,17 @@ function refresh(): void {
       continue;
     }
     w.on('error', () => drop(agent));
+    const after = folderId(dir);
+    if (!after || after.dev !== before.dev || after.ino !== before.ino) {
+      // Swapped while the watch was set: which folder it watches is not known. Tried again next time.
+      live.on = false;
+      retired.push(w);
+      continue;
+    }
     // The numbers the first sweep compares with, taken once the watch is set and before anything is
     // vouched for: a change that no event reports is then always a difference at some later sweep.
     const seen = numbers(dir);
-    watches.set(agent, { w, since: ++gen, seen: seen ?? new Map(), sweptAt: gen });
+    watches.set(agent, { w, dev: after.dev, ino: after.ino, live, since: ++gen, seen: seen ?? new Map(), sweptAt: gen });
   }
 }
 
@@ -239,15 +292,19 @@ function answerAll(names: string[]): void {
     } catch {
       continue;
     }
-    const watched: Record<string, number> = {};
+    // No prototype: an agent may be called `constructor` or `__proto__`.
+    const watched: Record<string, number> = Object.create(null);
     for (const [a, v] of watches) watched[a] = v.since;
     let out: Record<string, string[]> | null = null;
-    if (q.epoch === epoch && Number.isFinite(q.since)) {
-      out = {};
+    if (q.epoch === epoch && q.since && typeof q.since === 'object') {
+      out = Object.create(null) as Record<string, string[]>;
       let total = 0;
       for (const [a, m] of changed) {
+        // Each agent's names since its own snapshot's mark.
+        const since = Object.hasOwn(q.since, a) ? q.since[a] : NaN;
+        if (!Number.isFinite(since)) continue;
         const list: string[] = [];
-        for (const [n, g] of m) if (g > q.since) list.push(n);
+        for (const [n, g] of m) if (g > since) list.push(n);
         total += list.length;
         if (list.length) out[a] = list;
       }
@@ -294,6 +351,9 @@ function end(why: string): void {
 
 function start(): void {
   if (process.platform !== 'linux') return post({ type: 'declined', text: 'the index keeper serves on Linux only' });
+  const l = overflowLimit();
+  if (l === null) return post({ type: 'declined', text: 'cannot read /proc/sys/fs/inotify/max_queued_events, so an overflow could not be told' });
+  limit = l;
   try {
     mkdirSync(paths.req, { recursive: true });
     mkdirSync(paths.res, { recursive: true });
@@ -311,7 +371,10 @@ function start(): void {
     req.on('error', (err) => end(`the question folder's watch failed: ${err.message}`));
     refresh();
     setTimeout(() => void sweep(), sweepMs ?? 30_000);
-    writeCache(paths.info, JSON.stringify({ pid: process.pid, started_at: new Date().toISOString() }), join(local, 'tmp'));
+    // The question folder's identity: a copy of the home (cp -a) carries this file, and its commands
+    // must not wait for a keeper that watches the original's folder.
+    const reqId = statSync(paths.req);
+    writeCache(paths.info, JSON.stringify({ pid: process.pid, started_at: new Date().toISOString(), req: `${reqId.dev}:${reqId.ino}` }), join(local, 'tmp'));
     post({ type: 'ready', text: `keeping the work index (${watches.size} work folder${watches.size === 1 ? '' : 's'} watched)` });
   } catch (err) {
     post({ type: 'error', text: `the index keeper could not start: ${(err as Error).message}` });

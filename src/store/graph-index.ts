@@ -306,6 +306,7 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
   const idxNames: string[] = [];
   const idxStats = new Float64Array(names.length * 4);
   const idxHashes = new Float64Array(names.length);
+  let at = 0;
   for (let i = 0; i < names.length; i++) {
     const name = names[i];
     const key = keys.get(name)!;
@@ -313,7 +314,14 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
     const id = name.slice(0, -3);
     if (!entry || entry[0] !== key) {
       const parsed = parseEntry(prefix + name, id, agent, key, !listing.irregular.has(name));
-      if (!parsed) continue;
+      if (!parsed) {
+        // Unreadable now (gone meanwhile, a read error): kept in the snapshot as never matching, so a
+        // listing rebuilt from it (kept-listing.ts) still names the file and it is read again.
+        for (let k = 0; k < 4; k++) idxStats[4 * at + k] = NaN;
+        idxHashes[at++] = 0;
+        idxNames.push(name);
+        continue;
+      }
       // A racy file's entry is stored under a key no listing gives, so the next call parses it again.
       const stored: Entry = racy.has(name) ? ['~' + key, parsed[1], parsed[2], parsed[3]] : parsed;
       entries[name] = stored;
@@ -322,8 +330,8 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
     }
     // Racy, hard-linked and irregular files never match in the snapshot: the next call looks at them again.
     const r = racy.has(name) || listing.linked.has(name) || listing.irregular.has(name);
-    for (let k = 0; k < 4; k++) idxStats[4 * count + k] = r ? NaN : stats[4 * i + k];
-    idxHashes[count] = entry[3];
+    for (let k = 0; k < 4; k++) idxStats[4 * at + k] = r ? NaN : stats[4 * i + k];
+    idxHashes[at++] = entry[3];
     idxNames.push(name);
     count++;
     digest = (digest + entry[3]) % 2 ** 52;
@@ -343,7 +351,7 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
   if (patch.length) writeEntries(home, cachePath, entries, count, logged, patch);
   // Also when the snapshot is missing or another build's (whose hashes this build cannot use).
   if (patch.length || listing.remark || !statIndexStamped(idxOf(cachePath), GRAPH_STAMP)) {
-    const idx = { names: idxNames.join('\n'), count, stats: idxStats.subarray(0, count * 4), hashes: idxHashes.subarray(0, count), mark: listing.mark };
+    const idx = { names: idxNames.join('\n'), count: at, stats: idxStats.subarray(0, at * 4), hashes: idxHashes.subarray(0, at), mark: listing.mark };
     writeStatIndex(idxOf(cachePath), idx, GRAPH_STAMP, join(home.local, 'tmp'));
   }
 }

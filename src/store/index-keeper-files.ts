@@ -3,7 +3,8 @@ import { join } from 'node:path';
 /**
  * Where an index keeper (runtime/index-keeper.ts) and the commands that ask it meet: local/index/, one
  * home's machine-local state, never in git.
- * - keeper.json: `{pid, started_at}` of the live keeper, written by it once its watches are set;
+ * - keeper.json: `{pid, started_at, req}` of the live keeper (req: its question folder's dev:ino), written
+ *   by it once its watches are set;
  * - req/NAME: a question, renamed into place (that rename is also the keeper's probe, see below);
  * - res/NAME: its answer, renamed into place.
  */
@@ -12,18 +13,18 @@ export const keeperPaths = (local: string) => {
   return { dir, info: join(dir, 'keeper.json'), req: join(dir, 'req'), res: join(dir, 'res') };
 };
 
-/** A question: the oldest generation the asker's snapshots were marked with, in the epoch they name. */
+/** A question: per agent, the generation its snapshot was marked with, in the epoch they name. */
 export interface KeeperQuestion {
   epoch: string;
-  since: number;
+  since: Record<string, number>;
 }
 
 /**
  * An answer. `gen` is the keeper's generation when it answered, after every file event queued before
  * the question arrived; `watched[agent]` is the generation since which the agent's work folder has been
  * watched without a break (a snapshot marked before it cannot be vouched for); `changed[agent]` names
- * every `.md` name with an event after `since` (null: the question's epoch is not this keeper's, or
- * too many changed: list the files instead).
+ * every `.md` name with an event after `since[agent]` (null: the question's epoch is not this keeper's,
+ * or too many changed: list the files instead).
  */
 export interface KeeperAnswer {
   epoch: string;
@@ -35,4 +36,6 @@ export interface KeeperAnswer {
 export interface KeeperInfo {
   pid: number;
   started_at: string;
+  /** `dev:ino` of the req/ folder the keeper watches. */
+  req?: string;
 }

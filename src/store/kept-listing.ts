@@ -1,4 +1,4 @@
-import { readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeCache, RACY_MS } from './cache-file.js';
 import { readSnapshot, remarkSnapshot } from './graph-index.js';
@@ -8,7 +8,7 @@ import { pidAlive } from './pid.js';
 import { randomBytes } from './random.js';
 import { sleepSync } from './sleep-sync.js';
 import type { StatIndex } from './stat-index.js';
-import { listAgentWork, makeListing, putStat, type Listing } from './work-listing.js';
+import { listAgentWork, makeListing, putStat, statEntry, type Listing } from './work-listing.js';
 import { workDir } from './work-store.js';
 
 /**
@@ -44,26 +44,31 @@ const splitMark = (mark: string): [string, number] | null => {
   return i > 0 && Number.isInteger(gen) ? [mark.slice(0, i), gen] : null;
 };
 
-/** The keeper's answer to "what changed since `since` of `epoch`", or why there is none. */
-export function askKeeper(home: Home, epoch: string, since: number): KeeperAnswer | string {
+/** The keeper's answer to "what changed in each agent's folder since `since[agent]` of `epoch`", or why there is none. */
+export function askKeeper(home: Home, epoch: string, since: Record<string, number>): KeeperAnswer | string {
   if (process.platform !== 'linux') return 'no keeper off Linux';
   if (process.env.HOLON_INDEX === '0') return 'HOLON_INDEX=0';
   const paths = keeperPaths(home.local);
   try {
     const info = JSON.parse(readFileSync(paths.info, 'utf8')) as KeeperInfo;
     if (!pidAlive(info.pid)) return `the keeper (pid ${info.pid}) is gone`;
+    const req = statSync(paths.req, { throwIfNoEntry: false });
+    if (!req || info.req !== `${req.dev}:${req.ino}`) return `keeper.json names another question folder (a copy of a home?)`;
   } catch {
     return 'no keeper runs';
   }
   const name = `${process.pid}-${randomBytes(6).toString('hex')}`;
   const res = join(paths.res, name);
-  try {
-    // The rename into req/ is the question and the keeper's probe at once (see index-keeper.ts).
-    writeCache(join(paths.req, name), JSON.stringify({ epoch, since }), join(home.local, 'tmp'));
-  } catch (err) {
-    return `cannot ask the keeper: ${(err as Error).message}`;
-  }
-  const until = Date.now() + WAIT_MS;
+  // The rename into req/ is the question and the keeper's probe at once (see index-keeper.ts).
+  // writeCache never throws: a question it could not write (a full or read-only local/) is not there.
+  writeCache(join(paths.req, name), JSON.stringify({ epoch, since }), join(home.local, 'tmp'));
+  if (!existsSync(join(paths.req, name)) && !existsSync(res)) return 'cannot write the question to the keeper';
+  // A monotonic clock: a wall clock set back meanwhile would stretch the wait.
+  const now = () => {
+    const [sec, ns] = process.hrtime();
+    return sec * 1000 + ns / 1e6;
+  };
+  const until = now() + WAIT_MS;
   // The answer comes within a millisecond from a keeper that is not busy: look often at first.
   for (let pause = 0.05; ; pause = Math.min(2, pause * 2)) {
     let text: string | null = null;
@@ -86,7 +91,7 @@ export function askKeeper(home: Home, epoch: string, since: number): KeeperAnswe
       }
       return 'the keeper\'s answer did not parse';
     }
-    if (Date.now() >= until) break;
+    if (now() >= until) break;
     sleepSync(pause);
   }
   try {
@@ -102,7 +107,7 @@ export function listKept(home: Home, agents = listAgents(home)): Listing[] {
   const snaps = new Map<string, StatIndex>();
   const cachePath = (a: string) => join(home.local, 'cache', `graph-${a}.json`);
   let epoch = '';
-  let since = Infinity;
+  const since: Record<string, number> = {};
   for (const a of agents) {
     const s = readSnapshot(cachePath(a));
     const m = s && splitMark(s.mark);
@@ -110,9 +115,9 @@ export function listKept(home: Home, agents = listAgents(home)): Listing[] {
     if (!m) continue;
     // Snapshots of other epochs (an old keeper) are listed in full below.
     if (!epoch) epoch = m[0];
-    if (m[0] === epoch) since = Math.min(since, m[1]);
+    if (m[0] === epoch) since[a] = m[1];
   }
-  const answer = askKeeper(home, epoch, Number.isFinite(since) ? since : 0);
+  const answer = askKeeper(home, epoch, since);
   if (typeof answer === 'string') {
     trace(`every file stat'ed (${answer})`);
     return listAllMarked(home, agents, () => '');
@@ -120,13 +125,15 @@ export function listKept(home: Home, agents = listAgents(home)): Listing[] {
   const mark = `${answer.epoch}:${answer.gen}`;
   const out: Listing[] = [];
   for (const a of agents) {
-    const watchedSince = answer.watched[a];
+    // Own properties only: an agent may be called `constructor`.
+    const watchedSince = Object.hasOwn(answer.watched, a) && typeof answer.watched[a] === 'number' ? answer.watched[a] : undefined;
+    const reported = answer.changed && Object.hasOwn(answer.changed, a) && Array.isArray(answer.changed[a]) ? answer.changed[a] : [];
     // Listed after the answer, under a watch: the numbers listed now carry the mark.
     const markOf = watchedSince === undefined ? '' : mark;
     const s = snaps.get(a);
     const m = s && splitMark(s.mark);
     const vouched = s && m && answer.changed && m[0] === answer.epoch && watchedSince !== undefined && m[1] >= watchedSince;
-    const l = vouched ? rebuilt(home, a, s, answer.changed![a] ?? [], markOf) : listAgentWork(home, a, markOf);
+    const l = vouched ? rebuilt(home, a, s, reported, markOf) : listAgentWork(home, a, markOf);
     // A snapshot the keeper could not vouch for, found equal to this listing made under its answer, is
     // stored under that answer's mark now: a reused answer writes nothing else, and without this every
     // later call would list in full again.
@@ -137,12 +144,15 @@ export function listKept(home: Home, agents = listAgents(home)): Listing[] {
   return out;
 }
 
-/** Same names in the same order and the same numbers (a NaN, never vouched for, equals nothing). */
+/**
+ * Same names in the same order and the same numbers, where the snapshot has numbers: a name stored as
+ * NaN (racy, hard-linked, irregular, unreadable) is stat'ed on every rebuilt listing anyway.
+ */
 function sameNumbers(s: StatIndex, l: Listing): boolean {
   if (s.count !== l.names.length || s.names !== l.joined) return false;
   const a = s.stats;
   const b = l.stats;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i] && !Number.isNaN(a[i])) return false;
   return true;
 }
 
@@ -165,6 +175,11 @@ const REMARK_AT = 64;
  */
 function rebuilt(home: Home, agent: string, snap: StatIndex, reported: string[], mark: string): Listing | null {
   const names = snap.count ? snap.names.split('\n') : [];
+  // A name with a newline in it would shift every name after it against its numbers.
+  if (names.length !== snap.count) {
+    trace(`${agent}: every file stat'ed (a name in the snapshot has a newline)`);
+    return listAgentWork(home, agent, mark);
+  }
   const stats = new Float64Array(snap.stats);
   const look = new Set<string>();
   for (const n of reported) look.add(n);
@@ -172,7 +187,7 @@ function rebuilt(home: Home, agent: string, snap: StatIndex, reported: string[],
   const racy = new Set<string>();
   const irregular = new Set<string>();
   const linked = new Set<string>();
-  trace(`${agent}: kept, ${look.size} of ${snap.count} stat'ed`);
+  trace(`${agent}: kept, ${look.size} of ${snap.count} stat'ed${look.size && look.size <= 5 ? ` (${[...look].join(', ')})` : ''}`);
   if (!look.size) return makeListing(home, agent, { names, stats, racy, irregular, linked }, mark, snap.names, snap);
   const dir = workDir(home, agent);
   const since = Date.now() - RACY_MS;
@@ -184,7 +199,7 @@ function rebuilt(home: Home, agent: string, snap: StatIndex, reported: string[],
   for (const n of look) {
     let st;
     try {
-      st = statSync(join(dir, n), { throwIfNoEntry: false });
+      st = statEntry(join(dir, n));
     } catch {
       // Unreadable now (a permission): listed in full, where a stat of every file reports it the same way.
       trace(`${agent}: every file stat'ed (${n} could not be stat'ed)`);
@@ -195,15 +210,21 @@ function rebuilt(home: Home, agent: string, snap: StatIndex, reported: string[],
       if (i >= 0) gone.add(i);
       continue;
     }
-    if (i >= 0) putStat(stats, 4 * i, st, n, since, racy, irregular, linked);
+    if (i >= 0) putStat(stats, 4 * i, st.s, n, since, racy, irregular, linked, st.symlink);
     else {
       const numbers = new Float64Array(4);
-      putStat(numbers, 0, st, n, since, racy, irregular, linked);
+      putStat(numbers, 0, st.s, n, since, racy, irregular, linked, st.symlink);
       added.push({ name: n, numbers });
     }
   }
   const remark = look.size > REMARK_AT;
-  if (!gone.size && !added.length) return makeListing(home, agent, { names, stats, racy, irregular, linked }, mark, snap.names, snap, remark);
+  if (!gone.size && !added.length) {
+    const l = makeListing(home, agent, { names, stats, racy, irregular, linked }, mark, snap.names, snap, remark);
+    // Names the snapshot could not vouch for that now have plain numbers: reading them once more stores
+    // those numbers, so later calls need not stat them (a reused answer would not).
+    for (let i = 0; i < snap.count && !l.healable; i++) if (Number.isNaN(snap.stats[4 * i]) && !racy.has(names[i]) && !linked.has(names[i]) && !irregular.has(names[i])) l.healable = true;
+    return l;
+  }
   // Names came or went: a new list (the snapshot, of other names, then only serves as numbers).
   const keptNames: string[] = [];
   const kept = new Float64Array((names.length - gone.size + added.length) * 4);

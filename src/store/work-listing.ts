@@ -1,4 +1,4 @@
-import { readdirSync, statSync, type Stats } from 'node:fs';
+import { lstatSync, readdirSync, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { RACY_MS } from './cache-file.js';
 import { listAgents, type Home } from './home.js';
@@ -58,10 +58,10 @@ function statKeys(dir: string): Stated | null {
   try {
     for (const name of all) {
       if (!name.endsWith('.md')) continue;
-      const s = statSync(cwd ? name : `${dir}/${name}`, { throwIfNoEntry: false });
-      if (!s) continue;
+      const e = statEntry(cwd ? name : `${dir}/${name}`);
+      if (!e) continue;
       names.push(name);
-      j = putStat(stats, j, s, name, since, racy, irregular, linked);
+      j = putStat(stats, j, e.s, name, since, racy, irregular, linked, e.symlink);
     }
   } finally {
     if (cwd) restore(cwd);
@@ -69,15 +69,30 @@ function statKeys(dir: string): Stated | null {
   return { names, stats: stats.subarray(0, j), racy, irregular, linked };
 }
 
-/** Puts one file's four numbers at `j` and files it in the sets it belongs to; the next `j`. */
-export function putStat(stats: Float64Array, j: number, s: Stats, name: string, since: number, racy: Set<string>, irregular: Set<string>, linked: Set<string>): number {
+/**
+ * A work file's numbers: its own (lstat), or for a symbolic link its target's, which is what a read
+ * gets; null when it is gone (or a link to nothing).
+ */
+export function statEntry(path: string): { s: Stats; symlink: boolean } | null {
+  const own = lstatSync(path, { throwIfNoEntry: false });
+  if (!own) return null;
+  if (!own.isSymbolicLink()) return { s: own, symlink: false };
+  const target = statSync(path, { throwIfNoEntry: false });
+  return target ? { s: target, symlink: true } : null;
+}
+
+/**
+ * Puts one file's four numbers at `j` and files it in the sets it belongs to; the next `j`. A symbolic
+ * link counts as linked: a write to its target gives no event under the link's name.
+ */
+export function putStat(stats: Float64Array, j: number, s: Stats, name: string, since: number, racy: Set<string>, irregular: Set<string>, linked: Set<string>, symlink = false): number {
   stats[j] = s.ino;
   stats[j + 1] = s.size;
   stats[j + 2] = s.mtimeMs;
   stats[j + 3] = s.ctimeMs;
   if (s.ctimeMs > since || s.mtimeMs > since) racy.add(name);
   if (!s.isFile()) irregular.add(name);
-  if (s.nlink > 1) linked.add(name);
+  if (s.nlink > 1 || symlink) linked.add(name);
   return j + 4;
 }
 
@@ -118,9 +133,10 @@ export interface Listing {
   /** Names that were not regular files when listed (a FIFO, a directory...): read with every guard. */
   irregular: Set<string>;
   /**
-   * Files with more than one hard link: a write through a link in another folder reaches them without
-   * any event in this one, so the index keeper cannot vouch for them (kept-listing.ts): the snapshot
-   * stores them as never matching, and every listing stats them.
+   * Files with more than one hard link, and symbolic links: a write through a link in another folder
+   * (or to a link's target) reaches them without any event under this name, so the index keeper cannot
+   * vouch for them (kept-listing.ts): the snapshot stores them as never matching, and every listing
+   * stats them.
    */
   linked: Set<string>;
   /** `EPOCH:GEN` of the index keeper that answered before these files were listed, or ''. */
@@ -129,6 +145,8 @@ export interface Listing {
   snapshot?: StatIndex;
   /** Store the snapshot under the new mark even if no entry changed (many names were looked at again). */
   remark?: boolean;
+  /** Rebuilt from a snapshot with names it stores as never matching that could now be stored plainly. */
+  healable?: boolean;
   cachePath: string;
   /** The names joined by '\n', built on first use. */
   readonly joined: string;

@@ -2,6 +2,7 @@ import { readFileSync, renameSync, mkdirSync, unlinkSync, writeFileSync } from '
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { project } from '../helpers/cli.js';
+import { until } from '../helpers/watch.js';
 
 const STEPS = ['item-done', 'timer-cancel'] as const;
 
@@ -70,7 +71,12 @@ describe('complete and supersede killed half-way are repaired, and check names w
     const task = (await p.h(['task', 'run', '--work', x, '--', 'sh', '-c', `while [ ! -f '${go}' ] && [ -d '${p.dir}' ]; do sleep 0.05; done`])).stdout.trim().split(/\s+/).find((w) => w.startsWith('k-'))!;
     expect(task).toMatch(/^k-/);
     expect((await p.h(['wait', x, '--for', `task:${task}`, '--reason', 'the task'])).code).toBe(0);
-    unlinkSync(join(p.home, 'local/tasks', `${task}.json`));
+    // The supervisor notes the command's pid in the record once it has started it: after that it
+    // writes again only when the command ends, so the record stays removed (before, a late note could
+    // write it back: a failure on a loaded machine).
+    const record = join(p.home, 'local/tasks', `${task}.json`);
+    await until(() => JSON.parse(readFileSync(record, 'utf8')).pid != null, 60_000, 'the supervisor to start the task');
+    unlinkSync(record);
     const moved = await p.create('moved by hand');
     mkdirSync(join(p.home, 'agents/bob/work'), { recursive: true });
     renameSync(p.workFile(moved), p.workFile(moved, 'bob'));

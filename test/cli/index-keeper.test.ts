@@ -1,7 +1,7 @@
-import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, cpSync, existsSync, lstatSync, openSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { project } from '../helpers/cli.js';
+import { holon, project, tempDir } from '../helpers/cli.js';
 import { startKeeper, startWatch, until } from '../helpers/watch.js';
 
 /**
@@ -78,6 +78,58 @@ describe('the index keeper', () => {
     expect((await p.json(['index', '--status'])).keeper.pid).toBe(again.proc.pid);
     expect(await again.stop()).toBe(0);
     expect(existsSync(join(p.home, 'local/index/keeper.json'))).toBe(false);
+  }, 120_000);
+
+  it('sees a work folder swapped for a copy, a record that is a symbolic link, and an agent called constructor', async () => {
+    const { p, ids } = await home(3);
+    expect((await p.h(['agent', 'add', 'constructor'])).code).toBe(0);
+    const k = startKeeper(p.dir);
+    await k.ready();
+    await p.h(['frontier', '--json']);
+    expect((await p.h(['frontier', '--json'], traced)).stderr).toMatch(/main: kept, 0 of 3 stat'ed/);
+    const ready = async () => {
+      const r = await p.h(['frontier', '--json'], traced);
+      expect(r.code, r.stderr).toBe(0);
+      // The full evaluation in a copy without local/, so it leaves this home's snapshots alone.
+      const copy = join(tempDir(), 'full');
+      cpSync(p.dir, copy, { recursive: true, verbatimSymlinks: true, filter: (src) => !src.startsWith(join(p.home, 'local')) });
+      const full = await holon(['frontier', '--json'], { cwd: copy, env: { HOLON_INDEX: '0' } });
+      const ids = (x: { stdout: string }) => JSON.parse(x.stdout).runnable.map((e: any) => e.id).sort();
+      expect(ids(r)).toEqual(ids(full));
+      return { ids: ids(r), trace: r.stderr };
+    };
+    // The agent's folder moved away and a changed copy put in its place, with no command in between:
+    // the old folder's watch gets no event for any of it.
+    const agentDir = join(p.home, 'agents/main');
+    cpSync(agentDir, join(p.dir, 'copy'), { recursive: true });
+    const copied = join(p.dir, 'copy/work', `${ids[0]}.md`);
+    writeFileSync(copied, readFileSync(copied, 'utf8').replace('status: "open"', 'status: "done"'));
+    renameSync(agentDir, join(p.dir, 'old'));
+    renameSync(join(p.dir, 'copy'), agentDir);
+    const swapped = await ready();
+    expect(swapped.ids).not.toContain(ids[0]);
+    expect(swapped.trace).toMatch(/main: every file stat'ed/);
+    // A record that is a symbolic link to a file elsewhere: a write there gives no event in work/.
+    const target = join(p.dir, 'target.md');
+    const link = p.workFile(ids[1]);
+    renameSync(link, target);
+    symlinkSync(target, link);
+    expect((await ready()).ids).toContain(ids[1]);
+    // Past the racy window, so only its being a link makes the listing look at it again.
+    await until(() => Date.now() - Math.max(statSync(target).ctimeMs, lstatSync(link).ctimeMs) > 2100, 30_000, 'the link to settle');
+    // An edit of another record stores the snapshot under a new mark: the events of the link's making
+    // are then behind it, and only its being a link makes the listing look at it again.
+    const other = p.workFile(ids[2]);
+    writeFileSync(other, readFileSync(other, 'utf8').replace('title: "item 2"', 'title: "item two"'));
+    await ready();
+    await until(() => Date.now() - statSync(other).ctimeMs > 2100, 30_000, 'the edit to settle');
+    await ready();
+    expect((await ready()).trace).toMatch(new RegExp(`main: kept, 1 of 3 stat'ed \\(${ids[1]}\\.md\\)`));
+    writeFileSync(target, readFileSync(target, 'utf8').replace('status: "open"', 'status: "done"'));
+    const linked = await ready();
+    expect(linked.ids).not.toContain(ids[1]);
+    expect(linked.trace).toMatch(/main: kept/);
+    await k.stop();
   }, 120_000);
 
   it('stops on its own when its home is removed', async () => {

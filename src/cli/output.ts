@@ -48,8 +48,6 @@ export function printJsonParts(given: Array<string | Uint8Array>): void {
   writeOut('\n');
 }
 
-export const printJsonText = (text: string): void => printJsonParts([text]);
-
 export function out(text = ''): void {
   writeOut(text + '\n');
 }

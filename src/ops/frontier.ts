@@ -32,10 +32,11 @@ function capNotRunnable(f: Frontier): void {
 
 /** The frontier as JSON text. */
 export async function frontierText(ctx: OpsCtx, opts: FrontierOpts): Promise<string> {
-  return joinParts(await frontierParts(ctx, opts));
+  return partsText(await frontierParts(ctx, opts));
 }
 
-const joinParts = (parts: Array<string | Uint8Array>) => parts.map((p) => (typeof p === 'string' ? p : Buffer.from(p.buffer, p.byteOffset, p.byteLength).toString('utf8'))).join('');
+/** Parts of text (strings, or UTF-8 bytes) as one string. */
+export const partsText = (parts: Array<string | Uint8Array>) => parts.map((p) => (typeof p === 'string' ? p : Buffer.from(p.buffer, p.byteOffset, p.byteLength).toString('utf8'))).join('');
 
 /**
  * The frontier of the acting agent as JSON text in parts, reused from the cache under local/ when

@@ -1,7 +1,6 @@
-import { readFileSync, statSync, unlinkSync } from 'node:fs';
+import { readFileSync, unlinkSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import { keeperPaths, type KeeperInfo } from '../store/index-keeper-files.js';
-import { pidAlive } from '../store/pid.js';
+import { keeperPaths, liveKeeper, type KeeperInfo } from '../store/index-keeper-files.js';
 import type { Home } from '../store/home.js';
 import { agentsDir } from '../store/home.js';
 
@@ -18,16 +17,8 @@ export interface IndexKeeper {
 
 /** The live keeper of this home, if another process runs one. */
 export function otherKeeper(home: Home): KeeperInfo | null {
-  try {
-    const paths = keeperPaths(home.local);
-    const info = JSON.parse(readFileSync(paths.info, 'utf8')) as KeeperInfo;
-    // A keeper.json copied with a home (cp -a) names the original's keeper, which watches another folder.
-    const req = statSync(paths.req, { throwIfNoEntry: false });
-    if (!req || info.req !== `${req.dev}:${req.ino}`) return null;
-    return info.pid !== process.pid && pidAlive(info.pid) ? info : null;
-  } catch {
-    return null;
-  }
+  const k = liveKeeper(home.local);
+  return typeof k !== 'string' && k.pid !== process.pid ? k : null;
 }
 
 /**
@@ -35,7 +26,7 @@ export function otherKeeper(home: Home): KeeperInfo | null {
  * keeps this home's index already or HOLON_INDEX=0. What it says (ready, declined, a new epoch, an
  * error) goes to `log`. Commands never depend on it: without a keeper they stat every work file.
  */
-export function startIndexKeeper(home: Home, log: (line: string) => void, opts: { overflowAt?: number; foreground?: boolean } = {}): IndexKeeper | null {
+export function startIndexKeeper(home: Home, log: (line: string) => void, opts: { foreground?: boolean } = {}): IndexKeeper | null {
   if (process.env.HOLON_INDEX === '0') {
     log('index keeper: not started (HOLON_INDEX=0)');
     return null;
@@ -56,7 +47,7 @@ export function startIndexKeeper(home: Home, log: (line: string) => void, opts: 
   };
   let worker: Worker;
   try {
-    worker = new Worker(new URL('./index-keeper.js', import.meta.url), { workerData: { local: home.local, agentsDir: agentsDir(home), overflowAt: opts.overflowAt, sweepMs: sweepMs(process.env) } });
+    worker = new Worker(new URL('./index-keeper.js', import.meta.url), { workerData: { local: home.local, agentsDir: agentsDir(home), sweepMs: sweepMs(process.env) } });
   } catch (err) {
     log(`index keeper: could not start (${(err as Error).message}); commands stat every work file`);
     return null;
@@ -65,7 +56,7 @@ export function startIndexKeeper(home: Home, log: (line: string) => void, opts: 
   const ready = new Promise<boolean>((resolve) => (settle = resolve));
   worker.on('message', (m: { type: string; text: string }) => {
     log(`index keeper: ${m.text}`);
-    if (m.type !== 'epoch') settle(m.type === 'ready');
+    if (m.type === 'ready' || m.type === 'declined' || m.type === 'error') settle(m.type === 'ready');
   });
   worker.on('error', (err) => log(`index keeper stopped: ${err.message}; commands stat every work file`));
   const exited = new Promise<void>((resolve) =>

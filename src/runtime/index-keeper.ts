@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statfsSync, statSync, unlinkSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import { keeperPaths, type KeeperAnswer, type KeeperQuestion } from '../store/index-keeper-files.js';
+import { folderKey, keeperPaths, type KeeperAnswer, type KeeperQuestion } from '../store/index-keeper-files.js';
 import { writeCache } from '../store/cache-file.js';
 import { randomBytes } from '../store/random.js';
 
@@ -36,13 +36,11 @@ import { randomBytes } from '../store/random.js';
 interface Data {
   local: string;
   agentsDir: string;
-  /** Tests: the batch size that starts a new epoch (default: half of max_queued_events). */
-  overflowAt?: number;
   /** How often every file is stat'ed to catch changes no event reported (default 30 s). */
   sweepMs?: number;
 }
 
-const { local, agentsDir, overflowAt, sweepMs } = workerData as Data;
+const { local, agentsDir, sweepMs } = workerData as Data;
 const paths = keeperPaths(local);
 
 /** statfs magic numbers of local file systems, where every change is made by this kernel. */
@@ -66,9 +64,8 @@ let gen = 0;
 const changed = new Map<string, Map<string, number>>();
 interface Watched {
   w: FSWatcher;
-  /** The folder's identity when the watch was set: another folder at the path (a swap) ends the watch. */
-  dev: number;
-  ino: number;
+  /** The folder's identity (folderKey) when the watch was set: another folder at the path (a swap) ends the watch. */
+  id: string;
   /** Cleared when the watch is dropped: its events are then only counted. */
   live: { on: boolean };
   /** The generation from which on the watch covers the folder. */
@@ -93,7 +90,6 @@ let checking = false;
 const asked: string[] = [];
 /** Half the kernel's queue, or null when it cannot be read (then the keeper cannot count for overflows). */
 function overflowLimit(): number | null {
-  if (overflowAt) return overflowAt;
   try {
     const n = Number(readFileSync('/proc/sys/fs/inotify/max_queued_events', 'utf8').trim());
     return Number.isInteger(n) && n > 1 ? Math.floor(n / 2) : null;
@@ -150,14 +146,7 @@ function drop(agent: string): void {
   }
 }
 
-const folderId = (dir: string): { dev: number; ino: number } | null => {
-  try {
-    const s = statSync(dir);
-    return s.isDirectory() ? { dev: s.dev, ino: s.ino } : null;
-  } catch {
-    return null;
-  }
-};
+
 
 /** Watches every agent's work folder not watched yet; `since` is the generation after the watch is set. */
 function refresh(): void {
@@ -171,15 +160,15 @@ function refresh(): void {
     // Gone, or another folder at the path now: a rename of the agent's folder or of anything above it
     // (a restore from a copy, a swap, a mount, a re-pointed symlink) gives the old watch no event.
     const v = watches.get(a)!;
-    const id = agents.includes(a) ? folderId(join(agentsDir, a, 'work')) : null;
-    if (!id || id.dev !== v.dev || id.ino !== v.ino) drop(a);
+    const id = agents.includes(a) ? folderKey(join(agentsDir, a, 'work')) : null;
+    if (id !== v.id) drop(a);
   }
   for (const agent of agents) {
     if (watches.has(agent)) continue;
     const dir = join(agentsDir, agent, 'work');
     let w: FSWatcher;
     const live = { on: true };
-    const before = folderId(dir);
+    const before = folderKey(dir);
     try {
       if (!before || !LOCAL_FS.has(statfsSync(dir).type)) continue;
       w = watch(dir, { persistent: true }, (_type, name) => {
@@ -195,8 +184,8 @@ function refresh(): void {
       continue;
     }
     w.on('error', () => drop(agent));
-    const after = folderId(dir);
-    if (!after || after.dev !== before.dev || after.ino !== before.ino) {
+    const after = folderKey(dir);
+    if (!after || after !== before) {
       // Swapped while the watch was set: which folder it watches is not known. Tried again next time.
       live.on = false;
       retired.push(w);
@@ -205,7 +194,7 @@ function refresh(): void {
     // The numbers the first sweep compares with, taken once the watch is set and before anything is
     // vouched for: a change that no event reports is then always a difference at some later sweep.
     const seen = numbers(dir);
-    watches.set(agent, { w, dev: after.dev, ino: after.ino, live, since: ++gen, seen: seen ?? new Map(), sweptAt: gen });
+    watches.set(agent, { w, id: after, live, since: ++gen, seen: seen ?? new Map(), sweptAt: gen });
   }
 }
 
@@ -311,11 +300,8 @@ function answerAll(names: string[]): void {
       if (total > MAX_NAMES) out = null;
     }
     const answer: KeeperAnswer = { epoch, gen, watched, changed: out };
-    try {
-      writeCache(join(paths.res, name), JSON.stringify(answer), join(local, 'tmp'));
-    } catch {
-      // The asker stops waiting and lists its files.
-    }
+    // writeCache never throws: an answer it cannot write, the asker stops waiting for and lists its files.
+    writeCache(join(paths.res, name), JSON.stringify(answer), join(local, 'tmp'));
   }
   sweepAnswers();
 }
@@ -373,8 +359,7 @@ function start(): void {
     setTimeout(() => void sweep(), sweepMs ?? 30_000);
     // The question folder's identity: a copy of the home (cp -a) carries this file, and its commands
     // must not wait for a keeper that watches the original's folder.
-    const reqId = statSync(paths.req);
-    writeCache(paths.info, JSON.stringify({ pid: process.pid, started_at: new Date().toISOString(), req: `${reqId.dev}:${reqId.ino}` }), join(local, 'tmp'));
+    writeCache(paths.info, JSON.stringify({ pid: process.pid, started_at: new Date().toISOString(), req: folderKey(paths.req) }), join(local, 'tmp'));
     post({ type: 'ready', text: `keeping the work index (${watches.size} work folder${watches.size === 1 ? '' : 's'} watched)` });
   } catch (err) {
     post({ type: 'error', text: `the index keeper could not start: ${(err as Error).message}` });

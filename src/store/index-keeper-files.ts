@@ -1,4 +1,6 @@
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { pidAlive } from './pid.js';
 
 /**
  * Where an index keeper (runtime/index-keeper.ts) and the commands that ask it meet: local/index/, one
@@ -38,4 +40,32 @@ export interface KeeperInfo {
   started_at: string;
   /** `dev:ino` of the req/ folder the keeper watches. */
   req?: string;
+}
+
+/** A folder's identity (`dev:ino`), as keeper.json records its question folder's; null if no folder is there. */
+export function folderKey(dir: string): string | null {
+  try {
+    const s = statSync(dir);
+    return s.isDirectory() ? `${s.dev}:${s.ino}` : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The keeper that serves the home whose local/ is `local`, or why none does: no keeper.json, its pid
+ * gone, or a keeper.json copied with a home (cp -a), which names the original's keeper and question
+ * folder. Shared by the commands that ask (kept-listing.ts) and the hosts that would start one.
+ */
+export function liveKeeper(local: string): KeeperInfo | string {
+  const paths = keeperPaths(local);
+  let info: KeeperInfo;
+  try {
+    info = JSON.parse(readFileSync(paths.info, 'utf8')) as KeeperInfo;
+  } catch {
+    return 'no keeper runs';
+  }
+  if (!pidAlive(info.pid)) return `the keeper (pid ${info.pid}) is gone`;
+  if (info.req !== folderKey(paths.req)) return 'keeper.json names another question folder (a copy of a home?)';
+  return info;
 }

@@ -3,8 +3,7 @@ import { join } from 'node:path';
 import { writeCache, RACY_MS } from './cache-file.js';
 import { readSnapshot, remarkSnapshot } from './graph-index.js';
 import { listAgents, type Home } from './home.js';
-import { keeperPaths, type KeeperAnswer, type KeeperInfo } from './index-keeper-files.js';
-import { pidAlive } from './pid.js';
+import { keeperPaths, liveKeeper, type KeeperAnswer } from './index-keeper-files.js';
 import { randomBytes } from './random.js';
 import { sleepSync } from './sleep-sync.js';
 import type { StatIndex } from './stat-index.js';
@@ -49,14 +48,8 @@ export function askKeeper(home: Home, epoch: string, since: Record<string, numbe
   if (process.platform !== 'linux') return 'no keeper off Linux';
   if (process.env.HOLON_INDEX === '0') return 'HOLON_INDEX=0';
   const paths = keeperPaths(home.local);
-  try {
-    const info = JSON.parse(readFileSync(paths.info, 'utf8')) as KeeperInfo;
-    if (!pidAlive(info.pid)) return `the keeper (pid ${info.pid}) is gone`;
-    const req = statSync(paths.req, { throwIfNoEntry: false });
-    if (!req || info.req !== `${req.dev}:${req.ino}`) return `keeper.json names another question folder (a copy of a home?)`;
-  } catch {
-    return 'no keeper runs';
-  }
+  const keeper = liveKeeper(home.local);
+  if (typeof keeper === 'string') return keeper;
   const name = `${process.pid}-${randomBytes(6).toString('hex')}`;
   const res = join(paths.res, name);
   // The rename into req/ is the question and the keeper's probe at once (see index-keeper.ts).
@@ -188,7 +181,7 @@ function rebuilt(home: Home, agent: string, snap: StatIndex, reported: string[],
   const irregular = new Set<string>();
   const linked = new Set<string>();
   trace(`${agent}: kept, ${look.size} of ${snap.count} stat'ed${look.size && look.size <= 5 ? ` (${[...look].join(', ')})` : ''}`);
-  if (!look.size) return makeListing(home, agent, { names, stats, racy, irregular, linked }, mark, snap.names, snap);
+  if (!look.size) return makeListing(home, agent, { names, stats, racy, irregular, linked }, { mark, joined: snap.names, snapshot: snap });
   const dir = workDir(home, agent);
   const since = Date.now() - RACY_MS;
   const at = new Map<string, number>();
@@ -219,7 +212,7 @@ function rebuilt(home: Home, agent: string, snap: StatIndex, reported: string[],
   }
   const remark = look.size > REMARK_AT;
   if (!gone.size && !added.length) {
-    const l = makeListing(home, agent, { names, stats, racy, irregular, linked }, mark, snap.names, snap, remark);
+    const l = makeListing(home, agent, { names, stats, racy, irregular, linked }, { mark, joined: snap.names, snapshot: snap, remark });
     // Names the snapshot could not vouch for that now have plain numbers: reading them once more stores
     // those numbers, so later calls need not stat them (a reused answer would not).
     for (let i = 0; i < snap.count && !l.healable; i++) if (Number.isNaN(snap.stats[4 * i]) && !racy.has(names[i]) && !linked.has(names[i]) && !irregular.has(names[i])) l.healable = true;
@@ -240,5 +233,5 @@ function rebuilt(home: Home, agent: string, snap: StatIndex, reported: string[],
     kept.set(a.numbers, j);
     j += 4;
   }
-  return makeListing(home, agent, { names: keptNames, stats: kept, racy, irregular, linked }, mark, undefined, undefined, true);
+  return makeListing(home, agent, { names: keptNames, stats: kept, racy, irregular, linked }, { mark, remark: true });
 }

@@ -157,14 +157,15 @@ export const keyAt = (stats: Float64Array, i: number) => `${stats[4 * i]}:${stat
 /** Lists an agent's work files with their keys; null when the agent has no work folder. */
 export function listAgentWork(home: Home, agent: string, mark = ''): Listing | null {
   const listed = statKeys(workDir(home, agent));
-  return listed && makeListing(home, agent, listed, mark);
+  return listed && makeListing(home, agent, listed, { mark });
 }
 
 /** A Listing over names and numbers listed here or rebuilt from a snapshot (kept-listing.ts). */
-export function makeListing(home: Home, agent: string, listed: Stated, mark: string, joinedAs?: string, snapshot?: StatIndex, remark = false): Listing {
+export function makeListing(home: Home, agent: string, listed: Stated, o: { mark: string; joined?: string; snapshot?: StatIndex; remark?: boolean }): Listing {
+  const { mark, snapshot, remark = false } = o;
   const { names, stats } = listed;
   let keys: Map<string, string> | undefined;
-  let joined = joinedAs;
+  let joined = o.joined;
   return {
     ...listed, agent, mark, snapshot, remark, cachePath: join(home.local, 'cache', `graph-${agent}.json`),
     get joined() {

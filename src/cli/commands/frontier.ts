@@ -1,4 +1,4 @@
-import { frontierParts, type FrontierResult } from '../../ops/frontier.js';
+import { frontierParts, partsText, type FrontierResult } from '../../ops/frontier.js';
 import type { Ctx } from '../context.js';
 import { parseLimit } from '../limit.js';
 import { note, printJsonParts } from '../output.js';
@@ -9,7 +9,7 @@ export async function runFrontier(ctx: Ctx, _args: string[], opts: { json?: bool
   const limit = parseLimit(opts.limit) ?? (opts.json || opts.all ? undefined : 10);
   const parts = await frontierParts(ctx, { limit, all: opts.all });
   if (opts.json) return printJsonParts(parts);
-  const f = JSON.parse(parts.map((p) => (typeof p === 'string' ? p : Buffer.from(p).toString('utf8'))).join('')) as FrontierResult;
+  const f = JSON.parse(partsText(parts)) as FrontierResult;
   const { renderFrontier } = await import('../frontier-render.js');
   renderFrontier(f);
   if (f.problems.length) note(`holon: ${f.problems.length} record(s) could not be read and were left out; run \`holon check\``);

@@ -36,7 +36,9 @@ async function everyChange(keeper: boolean): Promise<string[]> {
     git(p.dir, 'config', 'user.name', 'test');
     git(p.dir, 'add', '-A');
     git(p.dir, 'commit', '-qm', 'home');
-    const env = (now = NOW) => ({ HOLON_NOW: now, HOLON_TRACE_INDEX: '1' });
+    // The keeper's answer is waited for (up to 60 s): on a loaded machine it can take more than the
+    // second a command gives it by default, and this test checks that it answered.
+    const env = (now = NOW) => ({ HOLON_NOW: now, HOLON_TRACE_INDEX: '1', HOLON_INDEX_WAIT_MS: '60000' });
     const local = join(p.home, 'local');
     const keeperProc = keeper ? await startIndex(p.dir) : null;
 

@@ -5,9 +5,9 @@ import { randomBytes } from './random.js';
 /**
  * Writes a cache file under local/: temp file + rename (readers never see a torn file) but no fsync,
  * since a cache lost in a crash is rebuilt from the records. Never throws: a read-only home just
- * computes every time.
+ * computes every time. Says whether the file was written.
  */
-export function writeCache(path: string, text: string | Uint8Array | Iterable<string | Uint8Array>, tmpDir: string): void {
+export function writeCache(path: string, text: string | Uint8Array | Iterable<string | Uint8Array>, tmpDir: string): boolean {
   try {
     mkdirSync(dirname(path), { recursive: true });
     mkdirSync(tmpDir, { recursive: true });
@@ -31,8 +31,10 @@ export function writeCache(path: string, text: string | Uint8Array | Iterable<st
       try { unlinkSync(tmp); } catch { /* gone */ }
       throw err;
     }
+    return true;
   } catch {
     // Caches are optional.
+    return false;
   }
 }
 

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeCache, RACY_MS } from './cache-file.js';
 import { readSnapshot, remarkSnapshot } from './graph-index.js';
@@ -57,9 +57,8 @@ export function askKeeper(home: Home, epoch: string, since: Record<string, numbe
   const name = `${process.pid}-${randomBytes(6).toString('hex')}`;
   const res = join(paths.res, name);
   // The rename into req/ is the question and the keeper's probe at once (see index-keeper.ts).
-  // writeCache never throws: a question it could not write (a full or read-only local/) is not there.
-  writeCache(join(paths.req, name), JSON.stringify({ epoch, since }), join(home.local, 'tmp'));
-  if (!existsSync(join(paths.req, name)) && !existsSync(res)) return 'cannot write the question to the keeper';
+  // (Not a look for the file afterwards: the keeper may have taken it already and not yet answered.)
+  if (!writeCache(join(paths.req, name), JSON.stringify({ epoch, since }), join(home.local, 'tmp'))) return 'cannot write the question to the keeper';
   // A monotonic clock: a wall clock set back meanwhile would stretch the wait.
   const now = () => {
     const [sec, ns] = process.hrtime();

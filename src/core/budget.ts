@@ -141,19 +141,36 @@ export interface SpendEntry {
   run: boolean;
   /** The measured wall time (run records have it; their times are whole seconds). */
   duration_ms?: number | null;
+  /** The exact start (run records have it), compared with an exact reopen instant. */
+  started_ms?: number | null;
+}
+
+/** Where spending counts from: `ms`, and whether it is exact (a reopen's ms) or a whole second. */
+export interface SpendSince {
+  ms: number;
+  exact: boolean;
 }
 
 /**
- * Sums the entries started at or after `sinceMs` (the day's start, or the reopen of a budget-blocked
- * item). With `reopen`, an entry that also ended by `sinceMs` is the one that spent the budget: times
- * are whole seconds, so a run and the reopen after it can share a second, and it must not count again.
+ * Sums the entries started at or after `since` (the day's start, or the reopen of a budget-blocked
+ * item). With `reopen`, the entries before the reopen are the ones that spent the budget and must not
+ * count again. A reopen writes its instant to the ms and a run record has its exact start, so a run
+ * counts when it started after that instant. Other times are whole seconds (thread commands, and a
+ * `budget_since` written before reopens kept ms): a run and the reopen after it can share a second,
+ * so an entry that also ended by that second is taken as the one before the reopen.
  */
-export function sumSpending(entries: SpendEntry[], nowMs: number, sinceMs = -Infinity, reopen = false): Spending {
+export function sumSpending(entries: SpendEntry[], nowMs: number, since: number | SpendSince = -Infinity, reopen = false): Spending {
   const s: Spending = { tokens: 0, cache_read: 0, cost: 0, runs: 0, time: 0, uncosted: 0, open: 0 };
+  const { ms: sinceMs, exact } = typeof since === 'number' ? { ms: since, exact: false } : since;
+  const sinceSec = Math.floor(sinceMs / 1000) * 1000;
   for (const e of entries) {
     const start = Date.parse(e.started_at);
-    if (!(start >= sinceMs)) continue;
-    if (reopen && e.ended_at && Date.parse(e.ended_at) <= sinceMs) continue;
+    if (reopen && exact && e.started_ms != null) {
+      if (!(e.started_ms > sinceMs)) continue;
+    } else {
+      if (!(start >= sinceSec)) continue;
+      if (reopen && e.ended_at && Date.parse(e.ended_at) <= sinceSec) continue;
+    }
     if (e.tokens) {
       s.tokens += countedTokens(e.tokens);
       s.cache_read += e.tokens.cache_read;

@@ -170,15 +170,19 @@ export function block(doc: WorkDoc, reason: string, recovery: string, nowIso: st
   return appendHistory(next, { at: nowIso, text: `blocked: ${reason.trim()} (recovery: ${recovery.trim()})` });
 }
 
-/** Back to open: clears the blocker and the resume conditions (both kept in ## History). */
-export function reopen(doc: WorkDoc, nowIso: string, note = ''): WorkDoc {
+/**
+ * Back to open: clears the blocker and the resume conditions (both kept in ## History). `exactIso` is
+ * the same instant to the ms: a budget counts afresh from it, and runs after it are told apart from
+ * the run before it that shared its second.
+ */
+export function reopen(doc: WorkDoc, nowIso: string, note = '', exactIso = nowIso): WorkDoc {
   const { item } = doc;
   if (item.status === 'done') throw invalid(`${item.id} is done`, 'a done item stays done (its delivery is the record); create a successor with `holon new`');
   if (item.status === 'open' && !item.blocker) return doc;
   const was = item.blocker ? `blocker "${item.blocker.reason}"` : item.resume_when.length ? `resume_when ${item.resume_when.join(', ')}` : item.status;
   // A budget block reopened grants the same budget afresh: spending counts from now (docs/budgets.md).
   const fresh = isBudgetBlocker(item.blocker);
-  const extra = fresh ? { ...item.extra, budget_since: nowIso } : item.extra;
+  const extra = fresh ? { ...item.extra, budget_since: exactIso } : item.extra;
   const next = { ...doc, item: { ...item, status: 'open' as const, blocker: null, resume_when: [], extra } };
   return appendHistory(next, { at: nowIso, text: `reopened (was ${item.status}; cleared ${was}${fresh ? '; the budget counts afresh from now' : ''})${note ? `: ${note}` : ''}` });
 }

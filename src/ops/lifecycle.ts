@@ -91,6 +91,6 @@ export function reopen(ctx: OpsCtx, ref: WorkRef, opts: { reason?: string }): Pr
     if (isBudgetBlocker(d.item.blocker) && ctx.actor.startsWith('agent:')) {
       throw invalid(`${ctx.actor} may not reopen ${d.item.id}: its budget is spent (${d.item.blocker!.reason})`, 'a person reopens it (`holon reopen`) or raises its budget (`holon edit --budget`); ask with `holon notify` or a user_action item');
     }
-    return reopenDoc(d, iso(ctx.nowMs), opts.reason ?? '');
+    return reopenDoc(d, iso(ctx.nowMs), opts.reason ?? '', new Date(ctx.nowMs).toISOString());
   });
 }

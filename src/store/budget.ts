@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import {
   budgetVerdict, dayWindow, layerBudgets, parseBudget, sumSpending,
-  type Budget, type BudgetVerdict, type Figure, type SpendEntry, type Spending,
+  type Budget, type BudgetVerdict, type Figure, type SpendEntry, type SpendSince, type Spending,
 } from '../core/budget.js';
 import type { RunRecord } from '../core/run-record.js';
 import type { WorkItem } from '../core/types.js';
@@ -25,11 +25,14 @@ export function ownBudget(item: WorkItem): Budget | null {
   return raw == null ? null : parseBudget(raw, `${item.id} budget`);
 }
 
-/** Spending before this moment does not count (set when a budget-blocked item is reopened). */
-export function budgetSince(item: WorkItem): number {
+/**
+ * Spending before this moment does not count (set when a budget-blocked item is reopened; exact when
+ * written to the ms, as reopens do).
+ */
+export function budgetSince(item: WorkItem): SpendSince {
   const s = item.extra.budget_since;
   const ms = typeof s === 'string' ? Date.parse(s) : NaN;
-  return Number.isNaN(ms) ? -Infinity : ms;
+  return Number.isNaN(ms) ? { ms: -Infinity, exact: false } : { ms, exact: /\.\d+Z$/.test(s as string) };
 }
 
 type AgentPolicy = { budget?: unknown; daily_budget?: unknown };
@@ -96,7 +99,7 @@ export function dailyBudget(home: Home, agent: string, memo?: PolicyMemo): { bud
   ]);
 }
 
-const runEntry = (r: RunRecord): SpendEntry => ({ started_at: r.started_at, ended_at: r.ended_at, tokens: r.tokens, cost_usd: r.cost_usd, run: true, duration_ms: r.duration_ms });
+const runEntry = (r: RunRecord): SpendEntry => ({ started_at: r.started_at, ended_at: r.ended_at, tokens: r.tokens, cost_usd: r.cost_usd, run: true, duration_ms: r.duration_ms, started_ms: r.started_ms });
 
 /** Thread commands of an agent (optionally only those of threads for one item), as spending. */
 function commandEntries(home: Home, agent: string, item?: string): SpendEntry[] {
@@ -147,7 +150,7 @@ export function itemBudgetState(home: Home, item: WorkItem, nowMs: number, pre?:
   const since = budgetSince(item);
   const entries = pre ?? [...listRuns(home, { work: item.id }).filter((r) => r.work_item === item.id).map(runEntry), ...(item.agent ? commandEntries(home, item.agent, item.id) : [])];
   const spent = sumSpending(entries, nowMs, since, true);
-  return { budget, source, spent, since: Number.isFinite(since) ? iso(since) : null, verdict: budgetVerdict(budget, spent, home.config.budget.warn, source) };
+  return { budget, source, spent, since: Number.isFinite(since.ms) ? iso(since.ms) : null, verdict: budgetVerdict(budget, spent, home.config.budget.warn, source) };
 }
 
 export interface DailyBudgetState {

@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { project } from '../helpers/cli.js';
 import { runRecords, script, setRunner } from '../helpers/watch.js';
 import { dayWindow } from '../../src/core/budget.js';
+import { openHome } from '../../dist/store/home.js';
+import { writeRun } from '../../dist/store/runs.js';
 import { validator } from '../helpers/json-schema.js';
 
 const validate = validator(join(import.meta.dirname, '../../schemas'));
@@ -112,6 +114,16 @@ describe('budgets', () => {
     expect((await p.h(['tell', '--work', id, 'after the reopen'])).code).toBe(0);
     expect((await once(p)).runs.map((r) => r.status)).toEqual(['ok']);
     expect((await p.json(['show', id])).budget.spent.tokens).toBe(PER_RUN.tokens);
+    // The reopen's instant is written to the ms. A run that started and ended in its second, after it
+    // (as on a fast machine), counts: its exact start tells it from the run before the reopen.
+    const exact = readFileSync(p.workFile(id, 'rev'), 'utf8').match(/^budget_since: "?(\S+?\.\d{3}Z)"?$/m)?.[1];
+    expect(exact).toBeDefined();
+    const sinceMs = Date.parse(exact!);
+    const home = openHome({ home: p.home, cwd: p.dir, env: {} });
+    const last = runRecords(p.home).find((r) => r.started_ms > sinceMs)!;
+    const second = new Date(Math.floor(sinceMs / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+    writeRun(home, { ...last, started_at: second, ended_at: second, started_ms: sinceMs + 1 });
+    expect((await p.json(['show', id])).budget.spent).toMatchObject({ tokens: PER_RUN.tokens, runs: 1 });
   });
 
   it('holon edit --budget raises a spent budget and reopens the item; none lifts a figure; bad input is exit 2', async () => {

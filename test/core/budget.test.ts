@@ -91,6 +91,16 @@ describe('sumSpending', () => {
     expect(sumSpending([spent], now, since).runs).toBe(1);
   });
 
+  it('after a reopen written to the ms, tells a run from the one before it by the run\'s exact start, in the same second', () => {
+    const since = { ms: Date.parse('2026-12-01T10:00:05.500Z'), exact: true };
+    const at = (iso: string, ms: string) => ({ ...run(iso, iso, t(10, 0), 0.1), started_ms: Date.parse(ms) });
+    const before = at('2026-12-01T10:00:05Z', '2026-12-01T10:00:05.200Z');
+    const after = at('2026-12-01T10:00:05Z', '2026-12-01T10:00:05.800Z');
+    expect(sumSpending([before, after], now, since, true)).toMatchObject({ runs: 1, tokens: 10 });
+    // A thread command has whole-second times: the second of the reopen is the one before it.
+    expect(sumSpending([run('2026-12-01T10:00:05Z', '2026-12-01T10:00:05Z', t(1, 0), 0, false)], now, since, true).tokens).toBe(0);
+  });
+
   it('takes a run record\'s measured duration over its whole-second times', () => {
     expect(sumSpending([{ ...run('2026-12-01T10:00:00Z', '2026-12-01T10:00:00Z', null, null), duration_ms: 420 }], now).time).toBe(420);
   });

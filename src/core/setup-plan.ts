@@ -221,13 +221,16 @@ export function planBlock(file: string, text: string | null, block: string, begi
  * The holon server in Codex's config.toml, as a managed block (TOML tables are appended safely at the
  * end), its tools approved: codex asks before each call of an MCP tool by default, and `codex exec`
  * (approval never) refuses the call ("MCP tool call requires approval"). Running setup is the consent,
- * for holon's server only, as `enabledMcpjsonServers` is for Claude Code.
+ * for holon's server only, as `enabledMcpjsonServers` is for Claude Code. `required`: codex leaves out
+ * the tools of an optional server that took over 1 s to start, silently; a required one it waits for,
+ * and a session it cannot start with holon's tools fails naming holon (docs/agents.md).
  */
 export function codexTomlBlock(o: SetupOptions): string {
   const { command, args } = commandsFor(o).mcp;
   return [
     TOML_BEGIN, '[mcp_servers.holon]', `command = ${JSON.stringify(command)}`, `args = [${args.map((a) => JSON.stringify(a)).join(', ')}]`,
     'default_tools_approval_mode = "approve"',
+    'required = true',
     TOML_END,
   ].join('\n');
 }

@@ -124,3 +124,37 @@ describe('codex with the hooks and MCP server of `holon setup codex`', () => {
     expect(run.stdout).toContain('"text":"Waiting for CI."');
   });
 });
+
+describe('codex and a holon MCP server that starts slowly, or not at all', () => {
+  /** A repo set up for codex whose `holon mcp` goes through `script` first (`$@` is holon's argv). */
+  async function slowRepo(script: string) {
+    const r = await agentRepo('codex');
+    closers.push(r.close);
+    const bin = join(r.dir, 'holon-wrapper');
+    writeFileSync(bin, `#!/bin/sh\nif [ "$1" = mcp ]; then ${script}; fi\nexec ${r.holonBin} "$@"\n`, { mode: 0o755 });
+    await r.h(['setup', 'codex', '--bin', bin]);
+    await r.h(['new', 'Fix the flaky login test', '--pick']);
+    appendFileSync(join(r.env.CODEX_HOME!, 'config.toml'), `\n[projects."${r.dir}"]\ntrust_level = "trusted"\n`);
+    return r;
+  }
+
+  // Codex gives an optional MCP server 1 s to start before it leaves the server's tools out of the
+  // session, silently (mcp_optional_startup_grace_ms); on a loaded machine `holon mcp` can take longer.
+  // Setup marks holon's server required, so codex waits for it (up to startup_timeout_sec).
+  it('still offers holon\'s tools when the server takes longer than the 1 s codex gives optional ones', async () => {
+    const r = await slowRepo('sleep 2.5');
+    r.api.push({ text: 'Nothing to do.' }, { text: 'Nothing to do.' }, { text: 'Nothing to do.' });
+    const run = await r.cli(['exec', '--json', '--dangerously-bypass-hook-trust', '-s', 'workspace-write', 'Work on your focus.']);
+    expect(run.code, run.stderr).toBe(0);
+    const holonTools = r.api.mainRequests[0].body.tools.find((t: any) => t.name === 'mcp__holon');
+    expect(holonTools?.tools.map((t: any) => t.name)).toEqual(expect.arrayContaining(['wait', 'block', 'complete', 'prime']));
+  });
+
+  it('does not start a session without holon when the server cannot start: the error names it', async () => {
+    const r = await slowRepo('echo holon is broken >&2; exit 1');
+    const run = await r.cli(['exec', '--json', '--dangerously-bypass-hook-trust', '-s', 'workspace-write', 'Work on your focus.']);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('required MCP servers failed to initialize: holon');
+    expect(r.api.mainRequests).toEqual([]);
+  });
+});

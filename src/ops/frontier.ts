@@ -1,5 +1,6 @@
 import type { Frontier } from '../core/frontier.js';
 import type { RecordProblem } from '../core/record-codec.js';
+import { jsonParts } from '../core/json-parts.js';
 import { iso } from '../core/time.js';
 import { frontierFingerprint, graphFingerprint, headerFor, readCachedFrontier, restampFrontier, reuseParts, stillValid, storeFrontier } from '../store/frontier-cache.js';
 import { quickDigest } from '../store/graph-index.js';
@@ -80,21 +81,30 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
   const [{ computeFrontier }, { buildFrontierInput }, { loadListings }] = await Promise.all([
     import('../core/frontier.js'), import('../store/frontier-input.js'), import('../store/graph-index.js'),
   ]);
-  const loaded = loadListings(home, listings);
+  let loaded: ReturnType<typeof loadListings> | null = loadListings(home, listings);
   const gfp = graphFingerprint(home, agent, holder, view, loaded.digest);
   if (prev && prev.header.gfp === gfp) {
     // Files changed but not what the frontier reads (a progress note): same answer, new file keys.
     restampFrontier(home, agent, view, { ...prev.header, fp: keptFp });
     return reuseParts(prev, nowIso);
   }
-  const { input, problems, used } = buildFrontierInput(home, agent, { holder, nowMs: ctx.nowMs, cwd: ctx.cwd }, loaded);
-  const bounds = { from: -Infinity, until: Infinity };
-  const f = computeFrontier(input, { limit, bounds });
-  if (!view.all) capNotRunnable(f);
-  // Encoded once, for the cache and for stdout alike (at 50,000 items some 7 MB, which each would copy).
-  const bytes = Buffer.from(JSON.stringify({ ...f, problems }, null, 2));
+  // In a function of its own, so that the graph and the evaluator's input are garbage by the time the
+  // answer is encoded (at 50,000 items the two together set the command's peak memory).
+  const evaluated = () => {
+    const graph = loaded!;
+    loaded = null;
+    const { input, problems, used } = buildFrontierInput(home, agent, { holder, nowMs: ctx.nowMs, cwd: ctx.cwd }, graph);
+    const bounds = { from: -Infinity, until: Infinity };
+    const f = computeFrontier(input, { limit, bounds });
+    if (!view.all) capNotRunnable(f);
+    return { f, problems, used, bounds };
+  };
+  const { f, problems, used, bounds } = evaluated();
+  // Encoded once, for the cache and for stdout alike (at 50,000 items some 7 MB, which each would
+  // copy), in parts: the whole text and its bytes are never held at once.
+  const bytes = Array.from(jsonParts({ ...f, problems }), (part) => Buffer.from(part));
   storeFrontier(home, agent, view, headerFor(keptFp, gfp, bounds, used, f.now), bytes);
-  return [bytes];
+  return bytes;
 }
 
 /** The frontier as data: channels, counts computed before any cap, and records that could not be read. */

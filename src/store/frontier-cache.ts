@@ -137,9 +137,9 @@ export function reuseParts(c: CachedFrontier, nowIso: string): Array<string | Ui
 }
 
 /** Stores a new answer: its text under a new token, then the header naming it. */
-export function storeFrontier(home: Home, agent: string, view: FrontierView, h: Omit<Header, 'v' | 'token'>, text: string | Uint8Array): void {
+export function storeFrontier(home: Home, agent: string, view: FrontierView, h: Omit<Header, 'v' | 'token'>, text: string | Uint8Array | Uint8Array[]): void {
   const token = randomBytes(8).toString('hex');
-  writeCache(textPath(home, agent, view), [token + '\n', text], join(home.local, 'tmp'));
+  writeCache(textPath(home, agent, view), [token + '\n', ...(Array.isArray(text) ? text : [text])], join(home.local, 'tmp'));
   restampFrontier(home, agent, view, { ...h, token });
 }
 

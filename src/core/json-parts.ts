@@ -1,0 +1,60 @@
+/**
+ * The text of `JSON.stringify(value, null, 2)`, the same to the byte, in parts of about `chunk`
+ * characters each: an object or array at the top two levels is written one member at a time. The
+ * frontier of a large home is some 7 MB of JSON; built whole, that string and its UTF-8 copy live
+ * side by side at the end of the command, which sets its peak memory.
+ */
+export function* jsonParts(value: unknown, chunk = 1 << 16): Generator<string> {
+  let buf: string[] = [];
+  let size = 0;
+  for (const s of members(value, '', 2)) {
+    buf.push(s);
+    size += s.length;
+    if (size >= chunk) {
+      yield buf.join('');
+      buf = [];
+      size = 0;
+    }
+  }
+  if (buf.length) yield buf.join('');
+}
+
+/** `value` as its members' texts, `depth` more levels deep; `pad` is the indentation it starts at. */
+function* members(value: unknown, pad: string, depth: number): Generator<string> {
+  const v = value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function' ? (value as { toJSON: () => unknown }).toJSON() : value;
+  if (depth === 0 || v === null || typeof v !== 'object') {
+    yield indented(JSON.stringify(v, null, 2), pad);
+    return;
+  }
+  const inner = pad + '  ';
+  if (Array.isArray(v)) {
+    if (!v.length) return void (yield '[]');
+    yield '[\n';
+    for (let i = 0; i < v.length; i++) {
+      yield inner;
+      const el = v[i];
+      // An array keeps a place for what JSON has no text for (undefined, a function): null.
+      if (el === undefined || typeof el === 'function' || typeof el === 'symbol') yield 'null';
+      else yield* members(el, inner, depth - 1);
+      yield i < v.length - 1 ? ',\n' : '\n';
+    }
+    yield `${pad}]`;
+    return;
+  }
+  // An object leaves those out.
+  const keys = Object.keys(v).filter((k) => {
+    const x = (v as Record<string, unknown>)[k];
+    return x !== undefined && typeof x !== 'function' && typeof x !== 'symbol';
+  });
+  if (!keys.length) return void (yield '{}');
+  yield '{\n';
+  for (let i = 0; i < keys.length; i++) {
+    yield `${inner}${JSON.stringify(keys[i])}: `;
+    yield* members((v as Record<string, unknown>)[keys[i]], inner, depth - 1);
+    yield i < keys.length - 1 ? ',\n' : '\n';
+  }
+  yield `${pad}}`;
+}
+
+/** JSON text of a nested value, re-indented to start at `pad` (JSON strings hold no raw newline). */
+const indented = (text: string, pad: string) => (pad && text.includes('\n') ? text.replace(/\n/g, `\n${pad}`) : text);

@@ -2,9 +2,12 @@ import type { Frontier } from '../core/frontier.js';
 import type { RecordProblem } from '../core/record-codec.js';
 import { jsonParts } from '../core/json-parts.js';
 import { iso } from '../core/time.js';
-import { frontierFingerprint, graphFingerprint, headerFor, readCachedFrontier, restampFrontier, reuseParts, stillValid, storeFrontier } from '../store/frontier-cache.js';
-import { quickDigest } from '../store/graph-index.js';
-import { listKept } from '../store/kept-listing.js';
+import { frontierFingerprint, graphFingerprint, headerFor, readCachedFrontier, readTitleIndex, restampFrontier, reuseParts, stillValid, storeFrontier, type CachedFrontier, type FrontierView } from '../store/frontier-cache.js';
+import { currentTitles, shownIds, titleIndexOf } from '../store/frontier-titles.js';
+import { quickDigest, type Listing } from '../store/graph-index.js';
+import type { Home } from '../store/home.js';
+import type { StatIndex } from '../store/stat-index.js';
+import { listKept, trace } from '../store/kept-listing.js';
 import type { OpsCtx } from './context.js';
 import { holderOf } from './holder.js';
 
@@ -58,11 +61,15 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
   const cached = readCachedFrontier(home, agent, view);
   // The previous answer, when the inputs outside the work files (clock window, checkout, events) hold.
   const prev = cached && stillValid(home, cached.header, ctx.nowMs, ctx.cwd) ? cached : null;
-  if (prev && prev.header.fp === fp && !listings.some((l) => l.healable)) return reuseParts(prev, nowIso);
+  if (prev && prev.header.fp === fp && !listings.some((l) => l.healable)) {
+    trace('frontier: reused (no file changed)');
+    return reuseParts(prev, nowIso);
+  }
   if (prev) {
     // A few files changed (a progress note): their new content hashes give the digest without the
-    // graph cache; the same digest means the same answer.
+    // graph cache; the same digest means the same answer, once its titles are current.
     const digest: Record<string, number> = {};
+    const snapshots: Record<string, StatIndex> = {};
     let known = true;
     for (const l of listings) {
       const d = quickDigest(home, l);
@@ -70,11 +77,12 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
         known = false;
         break;
       }
-      digest[l.agent] = d;
+      digest[l.agent] = d.digest;
+      snapshots[l.agent] = d.snapshot;
     }
     if (known && prev.header.gfp === graphFingerprint(home, agent, holder, view, digest)) {
-      restampFrontier(home, agent, view, { ...prev.header, fp: keptFp });
-      return reuseParts(prev, nowIso);
+      const reused = withTitles(home, agent, view, prev, keptFp, listings, snapshots, nowIso);
+      if (reused) return reused;
     }
   }
   // Loaded only now: a reused answer needs neither the graph nor the evaluator.
@@ -83,10 +91,11 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
   ]);
   let loaded: ReturnType<typeof loadListings> | null = loadListings(home, listings);
   const gfp = graphFingerprint(home, agent, holder, view, loaded.digest);
+  const snapshots = loaded.snapshots;
   if (prev && prev.header.gfp === gfp) {
     // Files changed but not what the frontier reads (a progress note): same answer, new file keys.
-    restampFrontier(home, agent, view, { ...prev.header, fp: keptFp });
-    return reuseParts(prev, nowIso);
+    const reused = withTitles(home, agent, view, prev, keptFp, listings, snapshots, nowIso);
+    if (reused) return reused;
   }
   // In a function of its own, so that the graph and the evaluator's input are garbage by the time the
   // answer is encoded (at 50,000 items the two together set the command's peak memory).
@@ -100,11 +109,33 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
     return { f, problems, used, bounds };
   };
   const { f, problems, used, bounds } = evaluated();
+  trace('frontier: evaluated');
   // Encoded once, for the cache and for stdout alike (at 50,000 items some 7 MB, which each would
   // copy), in parts: the whole text and its bytes are never held at once.
   const bytes = Array.from(jsonParts({ ...f, problems }), (part) => Buffer.from(part));
-  storeFrontier(home, agent, view, headerFor(keptFp, gfp, bounds, used, f.now), bytes);
+  storeFrontier(home, agent, view, headerFor(keptFp, gfp, bounds, used, f.now), bytes, titleIndexOf(listings, snapshots, shownIds(f as unknown as Record<string, unknown>)));
   return bytes;
+}
+
+/**
+ * The previous answer (same digest) with the titles its entries show now (frontier-titles.ts), stored
+ * under the new file keys; null when its title index cannot tell, and the answer is evaluated again.
+ */
+function withTitles(home: Home, agent: string, view: FrontierView, prev: CachedFrontier, fp: string, listings: Listing[], snapshots: Record<string, StatIndex>, nowIso: string): Array<string | Uint8Array> | null {
+  const index = readTitleIndex(home, agent, view, prev);
+  if (!index) return null;
+  const text = prev.bytes.subarray(prev.start);
+  const current = currentTitles(home, text, index, listings, snapshots);
+  if (!current) return null;
+  if (current.text === text) {
+    trace('frontier: reused (same digest, same titles)');
+    restampFrontier(home, agent, view, { ...prev.header, fp });
+    return reuseParts(prev, nowIso);
+  }
+  trace(`frontier: reused with ${current.patched} title(s) patched`);
+  const { token: _, v: __, ...header } = prev.header;
+  storeFrontier(home, agent, view, { ...header, fp }, current.text, current.index);
+  return reuseParts({ header: prev.header, bytes: current.text, start: 0 }, nowIso);
 }
 
 /** The frontier as data: channels, counts computed before any cap, and records that could not be read. */

@@ -12,6 +12,7 @@ import type { Listing } from './graph-index.js';
 import { agentDir, type Home } from './home.js';
 import { spendingSignature } from './budget.js';
 import { objectsSignature, readHead, readWorkspace } from './workspace.js';
+import { parseTitleIndex, titleIndexBytes, type TitleIndex } from './frontier-titles.js';
 
 /** Same HEAD (read from the files), and no new objects where a commit git did not know would appear (a fetch may bring it). */
 function gitUnchanged(g: { head: string | null; unknown: string[]; objects?: string[] }, cwd: string): boolean {
@@ -28,7 +29,8 @@ function gitUnchanged(g: { head: string | null; unknown: string[]; objects?: str
  * is always seen.
  */
 
-const CACHE_VERSION = 6;
+// 7: titles out of the graph digest, checked through the answer's title index (frontier-titles.ts).
+const CACHE_VERSION = 7;
 
 interface Header {
   v: number;
@@ -97,6 +99,18 @@ export function graphFingerprint(home: Home, agent: string, holder: string, view
 
 const cachePath = (home: Home, agent: string, view: FrontierView) => join(home.local, 'cache', `frontier-${agent}-${viewKey(view)}.json`);
 const textPath = (home: Home, agent: string, view: FrontierView) => join(home.local, 'cache', `frontier-${agent}-${viewKey(view)}.txt`);
+const titlesPath = (home: Home, agent: string, view: FrontierView) => join(home.local, 'cache', `frontier-${agent}-${viewKey(view)}.tix`);
+
+/** The title index stored with the answer `c` (the same token), or null. */
+export function readTitleIndex(home: Home, agent: string, view: FrontierView, c: CachedFrontier): TitleIndex | null {
+  try {
+    const buf = readFileSync(titlesPath(home, agent, view));
+    const nl = buf.indexOf(10);
+    return nl >= 0 && buf.toString('utf8', 0, nl) === c.header.token ? parseTitleIndex(buf.subarray(nl + 1)) : null;
+  } catch {
+    return null;
+  }
+}
 
 /**
  * The last answer: a small header file (fingerprints, validity) and the text as it was printed, in its
@@ -137,9 +151,11 @@ export function reuseParts(c: CachedFrontier, nowIso: string): Array<string | Ui
 }
 
 /** Stores a new answer: its text under a new token, then the header naming it. */
-export function storeFrontier(home: Home, agent: string, view: FrontierView, h: Omit<Header, 'v' | 'token'>, text: string | Uint8Array | Uint8Array[]): void {
+export function storeFrontier(home: Home, agent: string, view: FrontierView, h: Omit<Header, 'v' | 'token'>, text: string | Uint8Array | Uint8Array[], titles: TitleIndex | null): void {
   const token = randomBytes(8).toString('hex');
   writeCache(textPath(home, agent, view), [token + '\n', ...(Array.isArray(text) ? text : [text])], join(home.local, 'tmp'));
+  // Without one, the answer is reused only while no work file changes (see frontier-titles.ts).
+  if (titles) writeCache(titlesPath(home, agent, view), [token + '\n', ...titleIndexBytes(titles)], join(home.local, 'tmp'));
   restampFrontier(home, agent, view, { ...h, token });
 }
 

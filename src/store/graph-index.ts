@@ -27,8 +27,9 @@ import { itemOf, slimOf, type Slim } from './graph-slim.js';
  */
 
 // 9: budgets in slim items (issue 17); 10: freshness facts and roles (issue 16) or per-item log
-// patches (speedfront); 11: all of them; 12: the build stamp in the base, in each log line and in the idx.
-const VERSION = 12;
+// patches (speedfront); 11: all of them; 12: the build stamp in the base, in each log line and in the idx;
+// 13: the title apart from the content hash (entries carry its own hash).
+const VERSION = 13;
 
 /**
  * Which code wrote a cache entry: the cache layout, holon's version and its build id. Builds differ in
@@ -42,9 +43,13 @@ export const GRAPH_STAMP = `${VERSION}/${APP_VERSION}/${BUILD_ID}`;
 /** One line of the patch log: `[name, entry or 0 (gone), stamp]`. */
 const logLine = (name: string, entry: Entry | 0) => JSON.stringify([name, entry, GRAPH_STAMP]) + '\n';
 
-/** [stat key, slim item or 0, problem or 0]: arrays keep the cache short to parse. */
-/** `D`: a plain done item of this agent (most of a home): nothing else about it matters here. */
-type Entry = [string, Slim | 'D' | 0, RecordProblem | 0, number];
+/**
+ * [stat key, slim item or 0, problem or 0, content hash, title hash]: arrays keep the cache short to
+ * parse. `D`: a plain done item of this agent (most of a home): nothing else about it matters here.
+ * The content hash covers all the slim but its title: a new title changes no verdict, no order and
+ * no count, only the text of that item's entry, which the frontier patches (frontier-titles.ts).
+ */
+type Entry = [string, Slim | 'D' | 0, RecordProblem | 0, number, number];
 
 export interface LoadedGraph {
   readonly items: WorkItem[];
@@ -54,8 +59,11 @@ export interface LoadedGraph {
   /**
    * A digest of what was loaded (per agent: the sum of each entry's content hash), independent of the
    * files' bytes elsewhere: a progress note changes a file but not this, so a cached answer stays valid.
+   * Titles are not in it: see `snapshots`.
    */
   digest: Record<string, number>;
+  /** Per agent, the snapshot of what was loaded (with each file's title hash), in listing order. */
+  snapshots: Record<string, StatIndex>;
 }
 
 /**
@@ -97,15 +105,29 @@ function parseEntry(file: string, id: string, agent: string, key: string, listed
   try {
     text = readRecordText(file, listedRegular);
   } catch (err) {
-    if (err instanceof RecordParseError) return [key, 0, err.problem, contentHash(`${id}\n${JSON.stringify(err.problem)}`)];
+    if (err instanceof RecordParseError) return [key, 0, err.problem, contentHash(`${id}\n${JSON.stringify(err.problem)}`), 0];
     return null;
   }
   try {
     const slim = slimOf(readItem(text, file, id), agent);
-    return [key, slim, 0, contentHash(`${id}\n${JSON.stringify(slim)}`)];
+    if (slim === 'D' || slim.title === undefined) return [key, slim, 0, contentHash(`${id}\n${JSON.stringify(slim)}`), 0];
+    const { title, ...rest } = slim;
+    return [key, slim, 0, contentHash(`${id}\n${JSON.stringify(rest)}`), titleHash(title)];
   } catch (err) {
-    if (err instanceof RecordParseError) return [key, 0, err.problem, contentHash(`${id}\n${JSON.stringify(err.problem)}`)];
+    if (err instanceof RecordParseError) return [key, 0, err.problem, contentHash(`${id}\n${JSON.stringify(err.problem)}`), 0];
     throw err;
+  }
+}
+
+/** The hash of an item's title as the snapshot keeps it (never 0, which means "no title"). */
+export const titleHash = (title: string) => contentHash(`title\n${title}`) || 1;
+
+/** An item's title, read from its file now (the frontier patches an entry whose title changed). */
+export function readTitle(file: string, id: string): string | null {
+  try {
+    return readItem(readRecordText(file, true), file, id).title;
+  } catch {
+    return null;
   }
 }
 
@@ -221,6 +243,7 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
   const idxNames: string[] = [];
   const idxStats = new Float64Array(names.length * 4);
   const idxHashes = new Float64Array(names.length);
+  const idxTitles = new Float64Array(names.length);
   let at = 0;
   for (let i = 0; i < names.length; i++) {
     const name = names[i];
@@ -233,12 +256,13 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
         // Unreadable now (gone meanwhile, a read error): kept in the snapshot as never matching, so a
         // listing rebuilt from it (kept-listing.ts) still names the file and it is read again.
         for (let k = 0; k < 4; k++) idxStats[4 * at + k] = NaN;
+        idxTitles[at] = 0;
         idxHashes[at++] = 0;
         idxNames.push(name);
         continue;
       }
       // A racy file's entry is stored under a key no listing gives, so the next call parses it again.
-      const stored: Entry = racy.has(name) ? ['~' + key, parsed[1], parsed[2], parsed[3]] : parsed;
+      const stored: Entry = racy.has(name) ? ['~' + key, parsed[1], parsed[2], parsed[3], parsed[4]] : parsed;
       entries[name] = stored;
       entry = parsed;
       patch.push([name, stored]);
@@ -246,6 +270,7 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
     // Racy, hard-linked and irregular files never match in the snapshot: the next call looks at them again.
     const r = racy.has(name) || listing.linked.has(name) || listing.irregular.has(name);
     for (let k = 0; k < 4; k++) idxStats[4 * at + k] = r ? NaN : stats[4 * i + k];
+    idxTitles[at] = entry[4] ?? 0;
     idxHashes[at++] = entry[3];
     idxNames.push(name);
     count++;
@@ -264,11 +289,10 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
   }
   out.digest[agent] = digest;
   if (patch.length) writeEntries(home, cachePath, entries, count, logged, patch);
+  const idx = { names: idxNames.join('\n'), count: at, stats: idxStats.subarray(0, at * 4), hashes: idxHashes.subarray(0, at), titles: idxTitles.subarray(0, at), mark: listing.mark };
+  out.snapshots[agent] = idx;
   // Also when the snapshot is missing or another build's (whose hashes this build cannot use).
-  if (patch.length || listing.remark || !statIndexStamped(idxOf(cachePath), GRAPH_STAMP)) {
-    const idx = { names: idxNames.join('\n'), count: at, stats: idxStats.subarray(0, at * 4), hashes: idxHashes.subarray(0, at), mark: listing.mark };
-    writeStatIndex(idxOf(cachePath), idx, GRAPH_STAMP, join(home.local, 'tmp'));
-  }
+  if (patch.length || listing.remark || !statIndexStamped(idxOf(cachePath), GRAPH_STAMP)) writeStatIndex(idxOf(cachePath), idx, GRAPH_STAMP, join(home.local, 'tmp'));
 }
 
 /**
@@ -277,7 +301,7 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
  * new entries go to the graph cache's patch log and a new snapshot is written. Null when the
  * snapshot cannot answer (missing, other names, a file that vanished): load the graph instead.
  */
-export function quickDigest(home: Home, listing: Listing): number | null {
+export function quickDigest(home: Home, listing: Listing): { digest: number; snapshot: StatIndex } | null {
   const { agent, names, stats, racy, linked, cachePath } = listing;
   const idx = listing.snapshot ?? readStatIndex(idxOf(cachePath), GRAPH_STAMP);
   if (!idx || idx.count !== names.length || idx.names !== listing.joined) return null;
@@ -292,10 +316,11 @@ export function quickDigest(home: Home, listing: Listing): number | null {
       const parsed = parseEntry(prefix + names[i], names[i].slice(0, -3), agent, key, !listing.irregular.has(names[i]));
       if (!parsed) return null;
       const r = racy.has(names[i]);
-      patch.push(logLine(names[i], r ? ['~' + key, parsed[1], parsed[2], parsed[3]] : parsed));
+      patch.push(logLine(names[i], r ? ['~' + key, parsed[1], parsed[2], parsed[3], parsed[4]] : parsed));
       const never = r || linked.has(names[i]) || listing.irregular.has(names[i]);
       for (let k = 0; k < 4; k++) s[j + k] = never ? NaN : stats[j + k];
       idx.hashes[i] = parsed[3];
+      idx.titles[i] = parsed[4];
     }
     digest = (digest + idx.hashes[i]) % 2 ** 52;
   }
@@ -307,7 +332,7 @@ export function quickDigest(home: Home, listing: Listing): number | null {
     }
   }
   if (patch.length || listing.remark) writeStatIndex(idxOf(cachePath), { ...idx, mark: listing.mark }, GRAPH_STAMP, join(home.local, 'tmp'));
-  return digest;
+  return { digest, snapshot: idx };
 }
 
 
@@ -318,6 +343,7 @@ export function loadListings(home: Home, listings: Listing[]): LoadedGraph {
     slims,
     problems: [],
     digest: {},
+    snapshots: {},
     // Built on first use: a frontier whose answer is reused (same digest) never needs the items.
     get items() {
       if (!items) {

@@ -24,8 +24,11 @@ import { workDir } from './work-store.js';
  * snapshots written from them can be vouched for next time.
  */
 
-/** HOLON_TRACE_INDEX=1: one stderr line per agent on how its files were listed (tests, and a curious user). */
-function trace(line: string): void {
+/**
+ * HOLON_TRACE_INDEX=1: one stderr line per agent on how its files were listed, and one on how the
+ * frontier made its answer (tests, and a curious user).
+ */
+export function trace(line: string): void {
   if (!process.env.HOLON_TRACE_INDEX) return;
   try {
     writeSync(2, `holon: index: ${line}\n`);

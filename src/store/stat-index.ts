@@ -4,7 +4,7 @@ import { writeCache } from './cache-file.js';
 /**
  * A snapshot of one agent's work folder as the graph cache last read it: the file names (one string,
  * in listing order), four stat numbers per file (inode, size, mtime, ctime) and the content hash of
- * what the frontier reads from each file (graph-index.ts). It lets a call that finds a few files
+ * what the frontier reads from each file but its title, and the hash of the title (graph-index.ts). It lets a call that finds a few files
  * changed (a progress note) re-read only those files and compute the new graph digest without loading
  * the graph cache: unchanged numbers mean unchanged content, by the same argument as the file keys
  * (graph-index.ts). A racy file is stored with NaN numbers, which equal nothing, so it is always read
@@ -19,11 +19,13 @@ import { writeCache } from './cache-file.js';
  *
  * Layout (little-endian): u32 magic, u32 count, u32 byte length of the names, u32 byte length of the
  * stamp, u32 byte length of the mark, the writer's stamp (UTF-8), the mark (UTF-8), the names (UTF-8,
- * '\n' between them), padding to 8 bytes, count*4 f64 numbers, count f64 hashes.
+ * '\n' between them), padding to 8 bytes, count*4 f64 numbers, count f64 hashes, count f64 title hashes.
  */
 
-// 'HOL3': the layout with the keeper's mark (HOL2 had the stamp only, HOL1 neither: both are foreign).
-const MAGIC = 0x484f4c33;
+// 'HOL4': the layout with title hashes (HOL3 had the keeper's mark, HOL2 the stamp only, HOL1 neither:
+// all are foreign).
+const MAGIC = 0x484f4c34;
+const PER_FILE = 6;
 const FIXED = 20;
 
 export interface StatIndex {
@@ -31,6 +33,8 @@ export interface StatIndex {
   count: number;
   stats: Float64Array;
   hashes: Float64Array;
+  /** Each file's title hash (0: none), apart from `hashes` so that a new title leaves the digest as it was. */
+  titles: Float64Array;
   /** `EPOCH:GEN` of the index keeper that vouches for `stats`, or ''. */
   mark: string;
 }
@@ -60,11 +64,14 @@ export function readStatIndex(path: string, stamp: string): StatIndex | null {
   const namesLen = buf.readUInt32LE(8);
   const head = stampEnd + buf.readUInt32LE(16);
   const at = pad8(head + namesLen);
-  if (buf.length !== at + count * 40) return null;
+  if (buf.length !== at + count * 8 * PER_FILE) return null;
   // Copied out: a Float64Array view needs an 8-aligned offset into the buffer's memory.
-  const numbers = new Float64Array(count * 5);
-  new Uint8Array(numbers.buffer).set(buf.subarray(at, at + count * 40));
-  return { names: buf.toString('utf8', head, head + namesLen), count, stats: numbers.subarray(0, count * 4), hashes: numbers.subarray(count * 4), mark: buf.toString('utf8', stampEnd, head) };
+  const numbers = new Float64Array(count * PER_FILE);
+  new Uint8Array(numbers.buffer).set(buf.subarray(at, at + count * 8 * PER_FILE));
+  return {
+    names: buf.toString('utf8', head, head + namesLen), count, stats: numbers.subarray(0, count * 4), hashes: numbers.subarray(count * 4, count * 5),
+    titles: numbers.subarray(count * 5), mark: buf.toString('utf8', stampEnd, head),
+  };
 }
 
 export function writeStatIndex(path: string, idx: StatIndex, stamp: string, tmpDir: string): void {
@@ -73,7 +80,7 @@ export function writeStatIndex(path: string, idx: StatIndex, stamp: string, tmpD
   const mark = Buffer.from(idx.mark, 'utf8');
   const head = FIXED + st.length + mark.length;
   const at = pad8(head + names.length);
-  const buf = Buffer.alloc(at + idx.count * 40);
+  const buf = Buffer.alloc(at + idx.count * 8 * PER_FILE);
   buf.writeUInt32LE(MAGIC, 0);
   buf.writeUInt32LE(idx.count, 4);
   buf.writeUInt32LE(names.length, 8);
@@ -84,6 +91,7 @@ export function writeStatIndex(path: string, idx: StatIndex, stamp: string, tmpD
   names.copy(buf, head);
   buf.set(new Uint8Array(idx.stats.buffer, idx.stats.byteOffset, idx.count * 32), at);
   buf.set(new Uint8Array(idx.hashes.buffer, idx.hashes.byteOffset, idx.count * 8), at + idx.count * 32);
+  buf.set(new Uint8Array(idx.titles.buffer, idx.titles.byteOffset, idx.count * 8), at + idx.count * 40);
   writeCache(path, buf, tmpDir);
 }
 

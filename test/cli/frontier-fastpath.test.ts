@@ -61,6 +61,7 @@ async function everyChange(keeper: boolean): Promise<string[]> {
       return JSON.parse(fast.stdout);
     };
     const file = (id: string) => join(work, `${id}.md`);
+    const entryOf = (f: any, id: string) => ['runnable', 'needs_decision', 'needs_action', 'waiting', 'resume_candidates', 'not_runnable'].map((c) => f[c].find((x: any) => x.id === id)).find(Boolean);
     const verdict = (f: any, id: string) => {
       for (const c of ['runnable', 'needs_decision', 'needs_action', 'waiting', 'resume_candidates', 'not_runnable']) {
         const e = f[c].find((x: any) => x.id === id);
@@ -119,6 +120,15 @@ async function everyChange(keeper: boolean): Promise<string[]> {
     expect(verdict(await same('holon edit'), open[5])).toBe('not_runnable:dependency_open');
     expect((await p.h(['new', 'made by holon', '--priority', 'P0'], env())).code).toBe(0);
     await same('holon new');
+    // A new title moves nothing but that entry's text, which the cached answer gets patched in
+    // (frontier-titles.ts): by holon, by hand (with quotes and non-ASCII), for an item not shown.
+    expect((await p.h(['edit', open[7], '--title', 'renamed by holon'], env())).code).toBe(0);
+    expect(entryOf(await same('holon edit --title'), open[7]).title).toBe('renamed by holon');
+    writeFileSync(file(open[8]), readFileSync(file(open[8]), 'utf8').replace(/^title: .*$/m, 'title: "a \\"quoted\\" título"'));
+    expect(entryOf(await same('title by hand'), open[8]).title).toBe('a "quoted" título');
+    const closed = readdirSync(work).filter((n) => /^w-.*\.md$/.test(n)).map((n) => n.slice(0, -3)).find((id) => verdict(base, id) === 'closed')!;
+    writeFileSync(file(closed), readFileSync(file(closed), 'utf8').replace(/^title: .*$/m, 'title: "closed, renamed"'));
+    await same('title of an item not shown');
 
     // The clock: past the leases' end and the at: conditions.
     const later = await same('clock change', '2026-11-30T07:30:00Z');
@@ -198,7 +208,6 @@ describe('the frontier fast path', () => {
 
   it('gives the same answers through an index keeper, which stats only what changed', async () => {
     const traces = await everyChange(true);
-    console.log(traces.join("\n"));
     const of = (what: string) => traces.find((t) => t.startsWith(`${what}:`)) ?? '';
     // The first call lists every file (no snapshot yet); from then on the keeper vouches. (Files changed
     // in the last 2 s are stat'ed again anyway: their numbers cannot prove them unchanged; RACY_MS.)
@@ -212,6 +221,9 @@ describe('the frontier fast path', () => {
     expect(of('written through a hard link')).toMatch(/main: kept, [1-9]\d* of/);
     expect(of('work folder replaced')).toMatch(/main: every file stat'ed \((folder not watched|snapshot older than the watch)\)/);
     expect(of('edit in the new folder')).toMatch(/main: kept/);
+    // A new title is patched into the cached answer, not evaluated again.
+    expect(of('holon edit --title')).toMatch(/frontier: reused with 1 title\(s\) patched/);
+    expect(of('title of an item not shown')).toMatch(/frontier: reused \(same digest, same titles\)/);
     expect(traces.join('\n')).not.toMatch(/no keeper runs|no answer/);
   }, 180_000);
 

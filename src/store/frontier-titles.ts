@@ -1,0 +1,150 @@
+import { hash as oneShotHash, createHash } from 'node:crypto';
+import { join } from 'node:path';
+import type { StatIndex } from './stat-index.js';
+import type { Listing } from './work-listing.js';
+import { workDir } from './work-store.js';
+import type { Home } from './home.js';
+import { readTitle, titleHash } from './graph-index.js';
+
+/**
+ * The titles an answer shows, so that a new title does not cost a whole evaluation.
+ *
+ * A title changes no verdict, no order and no count: only the text of that item's entry. So the graph
+ * digest leaves titles out (graph-index.ts), and an answer is stored with its title index: for each
+ * entry it shows, where its file is (listing, position) and the hash of the title it shows. An answer
+ * whose digest still holds is reused only after this check: every shown entry's title hash is
+ * compared with the file's current one in the snapshot, and an entry whose title changed gets its new
+ * title written into the answer's text. Positions are those of the listings when the answer was made:
+ * each listing's names are signed, and other names (a file added, removed, listed in another order)
+ * void the index, so the answer is evaluated again.
+ */
+export interface TitleIndex {
+  /** Per listing (in the order of the triples' first number): its agent and a signature of its names. */
+  listings: Array<{ agent: string; names: string }>;
+  /** (listing number, position in it, title hash) per shown entry. */
+  triples: Float64Array;
+}
+
+const namesSig = (joined: string) => (ONE_SHOT ? oneShotHash('sha1', joined, 'hex') : createHash('sha1').update(joined).digest('hex'));
+const [MAJOR, MINOR] = process.versions.node.split('.').map(Number);
+const ONE_SHOT = MAJOR > 20 || (MAJOR === 20 && MINOR >= 12);
+
+/** The title index of an answer showing `shown` (ids), or null when an id is in two listings. */
+export function titleIndexOf(listings: Listing[], snapshots: Record<string, StatIndex>, shown: string[]): TitleIndex | null {
+  const where = new Map<string, number>();
+  const out: TitleIndex = { listings: [], triples: new Float64Array(shown.length * 3) };
+  for (let k = 0; k < listings.length; k++) {
+    const l = listings[k];
+    const snap = snapshots[l.agent];
+    if (!snap || snap.names !== l.joined) return null;
+    out.listings.push({ agent: l.agent, names: namesSig(l.joined) });
+    for (let i = 0; i < l.names.length; i++) {
+      const id = l.names[i].slice(0, -3);
+      if (where.has(id)) return null;
+      where.set(id, k * 2 ** 32 + i);
+    }
+  }
+  for (let n = 0; n < shown.length; n++) {
+    const w = where.get(shown[n]);
+    if (w === undefined) return null;
+    const k = Math.floor(w / 2 ** 32);
+    const i = w % 2 ** 32;
+    out.triples.set([k, i, snapshots[listings[k].agent].titles[i]], 3 * n);
+  }
+  return out;
+}
+
+/** Every id an answer shows as an entry (its channels, decisions included). */
+export function shownIds(f: Record<string, unknown>): string[] {
+  const ids: string[] = [];
+  for (const c of ['runnable', 'needs_decision', 'needs_action', 'waiting', 'resume_candidates', 'not_runnable']) {
+    for (const e of (f[c] as Array<{ id: string }> | undefined) ?? []) ids.push(e.id);
+  }
+  return ids;
+}
+
+/** The index as bytes: a JSON line of the listings, then the triples. */
+export function titleIndexBytes(t: TitleIndex): Uint8Array[] {
+  return [Buffer.from(JSON.stringify(t.listings) + '\n'), new Uint8Array(t.triples.buffer, t.triples.byteOffset, t.triples.byteLength)];
+}
+
+export function parseTitleIndex(buf: Buffer): TitleIndex | null {
+  const nl = buf.indexOf(10);
+  if (nl < 0 || (buf.length - nl - 1) % 24) return null;
+  try {
+    const listings = JSON.parse(buf.toString('utf8', 0, nl)) as TitleIndex['listings'];
+    const triples = new Float64Array((buf.length - nl - 1) / 8);
+    new Uint8Array(triples.buffer).set(buf.subarray(nl + 1));
+    return { listings, triples };
+  } catch {
+    return null;
+  }
+}
+
+export interface TitlePatch {
+  /** The answer's text with the new titles in. */
+  text: Buffer;
+  index: TitleIndex;
+  /** How many entries got a new title. */
+  patched: number;
+}
+
+/**
+ * The answer (`text`, JSON) with the current titles of the entries it shows: `text` itself when none
+ * changed, a patched copy when some did, null when the index cannot say (the listings are not the
+ * ones it was made on, an entry is not where it should be): then the answer is evaluated again.
+ */
+export function currentTitles(home: Home, text: Buffer, index: TitleIndex, listings: Listing[], snapshots: Record<string, StatIndex>): TitlePatch | null {
+  if (index.listings.length !== listings.length) return null;
+  for (let k = 0; k < listings.length; k++) {
+    const l = listings[k];
+    const snap = snapshots[l.agent];
+    if (index.listings[k].agent !== l.agent || !snap || snap.names !== l.joined || index.listings[k].names !== namesSig(l.joined)) return null;
+  }
+  const t = index.triples;
+  const edits: Array<{ at: number; end: number; json: string }> = [];
+  let triples = t;
+  for (let n = 0; n < t.length; n += 3) {
+    const l = listings[t[n]];
+    const i = t[n + 1];
+    const now = snapshots[l.agent].titles[i];
+    if (now === t[n + 2]) continue;
+    const name = l.names[i];
+    const title = readTitle(join(workDir(home, l.agent), name), name.slice(0, -3));
+    // Changed again since the snapshot was taken: evaluate again rather than mix the two.
+    if (title === null || titleHash(title) !== now) return null;
+    const span = titleSpan(text, name.slice(0, -3));
+    if (!span) return null;
+    edits.push({ ...span, json: JSON.stringify(title) });
+    if (triples === t) triples = t.slice();
+    triples[n + 2] = now;
+  }
+  if (!edits.length) return { text, index, patched: 0 };
+  edits.sort((a, b) => a.at - b.at);
+  const parts: Buffer[] = [];
+  let from = 0;
+  for (const e of edits) {
+    parts.push(text.subarray(from, e.at), Buffer.from(e.json));
+    from = e.end;
+  }
+  parts.push(text.subarray(from));
+  return { text: Buffer.concat(parts), index: { listings: index.listings, triples }, patched: edits.length };
+}
+
+/**
+ * Where the title of entry `id` is in the answer's text: from its opening quote to after its closing
+ * one. Entries are written at one depth (jsonParts, two spaces a level), id first, then title.
+ */
+function titleSpan(text: Buffer, id: string): { at: number; end: number } | null {
+  const head = Buffer.from(`\n      "id": ${JSON.stringify(id)},\n      "title": `);
+  const found = text.indexOf(head);
+  if (found < 0 || text.indexOf(head, found + 1) >= 0) return null;
+  const at = found + head.length;
+  if (text[at] !== 0x22) return null;
+  // The closing quote is the first one not escaped (UTF-8 continuation bytes are all >= 0x80).
+  for (let j = at + 1; j < text.length; j++) {
+    if (text[j] === 0x5c) j++;
+    else if (text[j] === 0x22) return { at, end: j + 1 };
+  }
+  return null;
+}

@@ -1,10 +1,9 @@
-import { hash as oneShotHash, createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { StatIndex } from './stat-index.js';
 import type { Listing } from './work-listing.js';
 import { workDir } from './work-store.js';
 import type { Home } from './home.js';
-import { readTitle, titleHash } from './graph-index.js';
+import { contentHash, readTitle, titleHash } from './graph-index.js';
 
 /**
  * The titles an answer shows, so that a new title does not cost a whole evaluation.
@@ -25,9 +24,7 @@ export interface TitleIndex {
   triples: Float64Array;
 }
 
-const namesSig = (joined: string) => (ONE_SHOT ? oneShotHash('sha1', joined, 'hex') : createHash('sha1').update(joined).digest('hex'));
-const [MAJOR, MINOR] = process.versions.node.split('.').map(Number);
-const ONE_SHOT = MAJOR > 20 || (MAJOR === 20 && MINOR >= 12);
+const namesSig = (joined: string) => String(contentHash(joined));
 
 /** The title index of an answer showing `shown` (ids), or null when an id is in two listings. */
 export function titleIndexOf(listings: Listing[], snapshots: Record<string, StatIndex>, shown: string[]): TitleIndex | null {

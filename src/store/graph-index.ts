@@ -69,7 +69,7 @@ export interface LoadedGraph {
 /**
  * A 52-bit content hash (the first 52 bits of a SHA-1), computed only when a file is parsed. Entries are combined by a sum modulo 2^52: order-free, and no pair of entries cancels out.
  */
-function contentHash(text: string): number {
+export function contentHash(text: string): number {
   // Native sha1 (first 52 bits): a JS loop over every character cost a tenth of a cold start. The
   // one-shot crypto.hash (node 20.12+) costs a third of a Hash object per call; both give the same
   // digest, so caches written by either agree. The bundle stands in for node:crypto with functions

@@ -3,10 +3,9 @@ import type { RecordProblem } from '../core/record-codec.js';
 import { jsonParts } from '../core/json-parts.js';
 import { iso } from '../core/time.js';
 import { frontierFingerprint, graphFingerprint, headerFor, readCachedFrontier, readTitleIndex, restampFrontier, reuseParts, stillValid, storeFrontier, type CachedFrontier, type FrontierView } from '../store/frontier-cache.js';
-import { currentTitles, shownIds, titleIndexOf } from '../store/frontier-titles.js';
+import { currentTitles, shownIds, titleIndexOf, type Titled } from '../store/frontier-titles.js';
 import { quickDigest, type Listing } from '../store/graph-index.js';
 import type { Home } from '../store/home.js';
-import type { StatIndex } from '../store/stat-index.js';
 import { listKept, trace } from '../store/kept-listing.js';
 import type { OpsCtx } from './context.js';
 import { holderOf } from './holder.js';
@@ -69,7 +68,7 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
     // A few files changed (a progress note): their new content hashes give the digest without the
     // graph cache; the same digest means the same answer, once its titles are current.
     const digest: Record<string, number> = {};
-    const snapshots: Record<string, StatIndex> = {};
+    const snapshots: Record<string, Titled> = {};
     let known = true;
     for (const l of listings) {
       const d = quickDigest(home, l);
@@ -112,8 +111,10 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
   trace('frontier: evaluated');
   // Encoded once, for the cache and for stdout alike (at 50,000 items some 7 MB, which each would
   // copy), in parts: the whole text and its bytes are never held at once.
+  // Before the text: what it builds is garbage by the time the text is (the command's peak).
+  const titles = titleIndexOf(listings, snapshots, shownIds(f as unknown as Record<string, unknown>));
   const bytes = Array.from(jsonParts({ ...f, problems }), (part) => Buffer.from(part));
-  storeFrontier(home, agent, view, headerFor(keptFp, gfp, bounds, used, f.now), bytes, titleIndexOf(listings, snapshots, shownIds(f as unknown as Record<string, unknown>)));
+  storeFrontier(home, agent, view, headerFor(keptFp, gfp, bounds, used, f.now), bytes, titles);
   return bytes;
 }
 
@@ -121,7 +122,7 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
  * The previous answer (same digest) with the titles its entries show now (frontier-titles.ts), stored
  * under the new file keys; null when its title index cannot tell, and the answer is evaluated again.
  */
-function withTitles(home: Home, agent: string, view: FrontierView, prev: CachedFrontier, fp: string, listings: Listing[], snapshots: Record<string, StatIndex>, nowIso: string): Array<string | Uint8Array> | null {
+function withTitles(home: Home, agent: string, view: FrontierView, prev: CachedFrontier, fp: string, listings: Listing[], snapshots: Record<string, Titled>, nowIso: string): Array<string | Uint8Array> | null {
   const index = readTitleIndex(home, agent, view, prev);
   if (!index) return null;
   const text = prev.bytes.subarray(prev.start);

@@ -1,5 +1,8 @@
 import { join } from 'node:path';
 import type { StatIndex } from './stat-index.js';
+
+/** What the title check reads of a snapshot: its names and title hashes. */
+export type Titled = Pick<StatIndex, 'names' | 'titles'>;
 import type { Listing } from './work-listing.js';
 import { workDir } from './work-store.js';
 import type { Home } from './home.js';
@@ -27,8 +30,11 @@ export interface TitleIndex {
 const namesSig = (joined: string) => String(contentHash(joined));
 
 /** The title index of an answer showing `shown` (ids), or null when an id is in two listings. */
-export function titleIndexOf(listings: Listing[], snapshots: Record<string, StatIndex>, shown: string[]): TitleIndex | null {
-  const where = new Map<string, number>();
+export function titleIndexOf(listings: Listing[], snapshots: Record<string, Titled>, shown: string[]): TitleIndex | null {
+  // Only the shown ids are looked up, keyed by the strings the answer holds anyway (at 50,000 items a
+  // map of every name costs megabytes, at the command's peak).
+  // (An id can be shown twice: a gate of this agent's that is stopped itself is also a decision.)
+  const where = new Map<string, number>(shown.map((id) => [id, -1]));
   const out: TitleIndex = { listings: [], triples: new Float64Array(shown.length * 3) };
   for (let k = 0; k < listings.length; k++) {
     const l = listings[k];
@@ -37,13 +43,16 @@ export function titleIndexOf(listings: Listing[], snapshots: Record<string, Stat
     out.listings.push({ agent: l.agent, names: namesSig(l.joined) });
     for (let i = 0; i < l.names.length; i++) {
       const id = l.names[i].slice(0, -3);
-      if (where.has(id)) return null;
+      const w = where.get(id);
+      if (w === undefined) continue;
+      // The same id in two folders: which file an entry shows is not certain.
+      if (w !== -1) return null;
       where.set(id, k * 2 ** 32 + i);
     }
   }
   for (let n = 0; n < shown.length; n++) {
-    const w = where.get(shown[n]);
-    if (w === undefined) return null;
+    const w = where.get(shown[n])!;
+    if (w === -1) return null;
     const k = Math.floor(w / 2 ** 32);
     const i = w % 2 ** 32;
     out.triples.set([k, i, snapshots[listings[k].agent].titles[i]], 3 * n);
@@ -91,7 +100,7 @@ export interface TitlePatch {
  * changed, a patched copy when some did, null when the index cannot say (the listings are not the
  * ones it was made on, an entry is not where it should be): then the answer is evaluated again.
  */
-export function currentTitles(home: Home, text: Buffer, index: TitleIndex, listings: Listing[], snapshots: Record<string, StatIndex>): TitlePatch | null {
+export function currentTitles(home: Home, text: Buffer, index: TitleIndex, listings: Listing[], snapshots: Record<string, Titled>): TitlePatch | null {
   if (index.listings.length !== listings.length) return null;
   for (let k = 0; k < listings.length; k++) {
     const l = listings[k];
@@ -100,23 +109,26 @@ export function currentTitles(home: Home, text: Buffer, index: TitleIndex, listi
   }
   const t = index.triples;
   const edits: Array<{ at: number; end: number; json: string }> = [];
+  const done = new Set<string>();
   let triples = t;
   for (let n = 0; n < t.length; n += 3) {
     const l = listings[t[n]];
     const i = t[n + 1];
     const now = snapshots[l.agent].titles[i];
     if (now === t[n + 2]) continue;
+    if (triples === t) triples = t.slice();
+    triples[n + 2] = now;
     const name = l.names[i];
+    if (done.has(name)) continue;
+    done.add(name);
     const title = readTitle(join(workDir(home, l.agent), name), name.slice(0, -3));
     // Changed again since the snapshot was taken: evaluate again rather than mix the two.
     if (title === null || titleHash(title) !== now) return null;
-    const span = titleSpan(text, name.slice(0, -3));
-    if (!span) return null;
-    edits.push({ ...span, json: JSON.stringify(title) });
-    if (triples === t) triples = t.slice();
-    triples[n + 2] = now;
+    const spans = titleSpans(text, name.slice(0, -3));
+    if (!spans.length) return null;
+    for (const span of spans) edits.push({ ...span, json: JSON.stringify(title) });
   }
-  if (!edits.length) return { text, index, patched: 0 };
+  if (!edits.length) return { text, index: { listings: index.listings, triples }, patched: 0 };
   edits.sort((a, b) => a.at - b.at);
   const parts: Buffer[] = [];
   let from = 0;
@@ -125,23 +137,28 @@ export function currentTitles(home: Home, text: Buffer, index: TitleIndex, listi
     from = e.end;
   }
   parts.push(text.subarray(from));
-  return { text: Buffer.concat(parts), index: { listings: index.listings, triples }, patched: edits.length };
+  return { text: Buffer.concat(parts), index: { listings: index.listings, triples }, patched: done.size };
 }
 
 /**
- * Where the title of entry `id` is in the answer's text: from its opening quote to after its closing
- * one. Entries are written at one depth (jsonParts, two spaces a level), id first, then title.
+ * Where the title of entry `id` is in the answer's text (once per entry that shows it): from its opening
+ * quote to after its closing one. Entries are written at one depth (jsonParts, two spaces a level), id
+ * first, then title. None when one is not as expected.
  */
-function titleSpan(text: Buffer, id: string): { at: number; end: number } | null {
+function titleSpans(text: Buffer, id: string): Array<{ at: number; end: number }> {
   const head = Buffer.from(`\n      "id": ${JSON.stringify(id)},\n      "title": `);
-  const found = text.indexOf(head);
-  if (found < 0 || text.indexOf(head, found + 1) >= 0) return null;
-  const at = found + head.length;
-  if (text[at] !== 0x22) return null;
-  // The closing quote is the first one not escaped (UTF-8 continuation bytes are all >= 0x80).
-  for (let j = at + 1; j < text.length; j++) {
-    if (text[j] === 0x5c) j++;
-    else if (text[j] === 0x22) return { at, end: j + 1 };
+  const out: Array<{ at: number; end: number }> = [];
+  for (let found = text.indexOf(head); found >= 0; found = text.indexOf(head, found + 1)) {
+    const at = found + head.length;
+    if (text[at] !== 0x22) return [];
+    let end = -1;
+    // The closing quote is the first one not escaped (UTF-8 continuation bytes are all >= 0x80).
+    for (let j = at + 1; j < text.length && end < 0; j++) {
+      if (text[j] === 0x5c) j++;
+      else if (text[j] === 0x22) end = j + 1;
+    }
+    if (end < 0) return [];
+    out.push({ at, end });
   }
-  return null;
+  return out;
 }

@@ -62,8 +62,8 @@ export interface LoadedGraph {
    * Titles are not in it: see `snapshots`.
    */
   digest: Record<string, number>;
-  /** Per agent, the snapshot of what was loaded (with each file's title hash), in listing order. */
-  snapshots: Record<string, StatIndex>;
+  /** Per agent, the names and title hashes of what was loaded (its snapshot's), in listing order. */
+  snapshots: Record<string, Pick<StatIndex, 'names' | 'titles'>>;
 }
 
 /**
@@ -111,8 +111,12 @@ function parseEntry(file: string, id: string, agent: string, key: string, listed
   try {
     const slim = slimOf(readItem(text, file, id), agent);
     if (slim === 'D' || slim.title === undefined) return [key, slim, 0, contentHash(`${id}\n${JSON.stringify(slim)}`), 0];
-    const { title, ...rest } = slim;
-    return [key, slim, 0, contentHash(`${id}\n${JSON.stringify(rest)}`), titleHash(title)];
+    // JSON leaves out a property set to undefined: the text without the title, and no copy of the slim.
+    const title = slim.title;
+    slim.title = undefined;
+    const json = JSON.stringify(slim);
+    slim.title = title;
+    return [key, slim, 0, contentHash(`${id}\n${json}`), titleHash(title)];
   } catch (err) {
     if (err instanceof RecordParseError) return [key, 0, err.problem, contentHash(`${id}\n${JSON.stringify(err.problem)}`), 0];
     throw err;
@@ -290,7 +294,7 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
   out.digest[agent] = digest;
   if (patch.length) writeEntries(home, cachePath, entries, count, logged, patch);
   const idx = { names: idxNames.join('\n'), count: at, stats: idxStats.subarray(0, at * 4), hashes: idxHashes.subarray(0, at), titles: idxTitles.subarray(0, at), mark: listing.mark };
-  out.snapshots[agent] = idx;
+  out.snapshots[agent] = { names: idx.names, titles: idx.titles };
   // Also when the snapshot is missing or another build's (whose hashes this build cannot use).
   if (patch.length || listing.remark || !statIndexStamped(idxOf(cachePath), GRAPH_STAMP)) writeStatIndex(idxOf(cachePath), idx, GRAPH_STAMP, join(home.local, 'tmp'));
 }

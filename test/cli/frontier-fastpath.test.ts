@@ -129,6 +129,13 @@ async function everyChange(keeper: boolean): Promise<string[]> {
     const closed = readdirSync(work).filter((n) => /^w-.*\.md$/.test(n)).map((n) => n.slice(0, -3)).find((id) => verdict(base, id) === 'closed')!;
     writeFileSync(file(closed), readFileSync(file(closed), 'utf8').replace(/^title: .*$/m, 'title: "closed, renamed"'));
     await same('title of an item not shown');
+    // A gate of this agent's that is stopped itself is shown twice (as a decision too): both entries.
+    const channels = ['runnable', 'needs_action', 'waiting', 'resume_candidates', 'not_runnable'];
+    const twice = base.needs_decision.map((e: any) => e.id).find((id: string) => channels.some((c) => base[c].some((x: any) => x.id === id)));
+    expect(twice).toBeDefined();
+    expect((await p.h(['edit', twice, '--title', 'gate renamed'], env())).code).toBe(0);
+    const shownTwice = await same('title of an entry shown twice');
+    expect(shownTwice.needs_decision.find((e: any) => e.id === twice).title).toBe('gate renamed');
 
     // The clock: past the leases' end and the at: conditions.
     const later = await same('clock change', '2026-11-30T07:30:00Z');
@@ -224,6 +231,7 @@ describe('the frontier fast path', () => {
     // A new title is patched into the cached answer, not evaluated again.
     expect(of('holon edit --title')).toMatch(/frontier: reused with 1 title\(s\) patched/);
     expect(of('title of an item not shown')).toMatch(/frontier: reused \(same digest, same titles\)/);
+    expect(of('title of an entry shown twice')).toMatch(/frontier: reused with 1 title\(s\) patched/);
     expect(traces.join('\n')).not.toMatch(/no keeper runs|no answer/);
   }, 180_000);
 

@@ -109,10 +109,10 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
   };
   const { f, problems, used, bounds } = evaluated();
   trace('frontier: evaluated');
-  // Encoded once, for the cache and for stdout alike (at 50,000 items some 7 MB, which each would
-  // copy), in parts: the whole text and its bytes are never held at once.
   // Before the text: what it builds is garbage by the time the text is (the command's peak).
   const titles = titleIndexOf(listings, snapshots, shownIds(f as unknown as Record<string, unknown>));
+  // Encoded once, for the cache and for stdout alike (at 50,000 items some 7 MB, which each would
+  // copy), in parts: the whole text and its bytes are never held at once.
   const bytes = Array.from(jsonParts({ ...f, problems }), (part) => Buffer.from(part));
   storeFrontier(home, agent, view, headerFor(keptFp, gfp, bounds, used, f.now), bytes, titles);
   return bytes;

@@ -141,7 +141,7 @@ export interface SpendEntry {
   run: boolean;
   /** The measured wall time (run records have it; their times are whole seconds). */
   duration_ms?: number | null;
-  /** The exact start (run records have it), compared with an exact reopen instant. */
+  /** The exact start (run records and thread commands have it), compared with an exact reopen instant. */
   started_ms?: number | null;
 }
 
@@ -154,10 +154,10 @@ export interface SpendSince {
 /**
  * Sums the entries started at or after `since` (the day's start, or the reopen of a budget-blocked
  * item). With `reopen`, the entries before the reopen are the ones that spent the budget and must not
- * count again. A reopen writes its instant to the ms and a run record has its exact start, so a run
- * counts when it started after that instant. Other times are whole seconds (thread commands, and a
- * `budget_since` written before reopens kept ms): a run and the reopen after it can share a second,
- * so an entry that also ended by that second is taken as the one before the reopen.
+ * count again. A reopen writes its instant to the ms and a run record or thread command has its exact
+ * start, so an entry counts when it started after that instant. Other times are whole seconds
+ * (records, and a `budget_since`, written before they kept ms): an entry and the reopen after it can
+ * share a second, so an entry that also ended by that second is taken as the one before the reopen.
  */
 export function sumSpending(entries: SpendEntry[], nowMs: number, since: number | SpendSince = -Infinity, reopen = false): Spending {
   const s: Spending = { tokens: 0, cache_read: 0, cost: 0, runs: 0, time: 0, uncosted: 0, open: 0 };

@@ -58,8 +58,16 @@ export function retryPlan(runsOldestFirst: RunRecord[], s: RetrySettings): Retry
     }
   }
   if (!last) return null;
-  const endMs = Date.parse(last.ended_at ?? last.started_at);
-  return { failures, last, blocked: last.blocked, dueMs: failures === 0 ? endMs : endMs + retryDelayMs(s, failures), reasons, wakes };
+  return { failures, last, blocked: last.blocked, dueMs: failures === 0 ? endOf(last) : endOf(last) + retryDelayMs(s, failures), reasons, wakes };
+}
+
+/**
+ * When a run ended, to the ms where the record has it (`started_ms` + `duration_ms`): `ended_at` has
+ * whole seconds, and a delay counted from it would let a run that ended at .900 retry 900 ms early.
+ */
+function endOf(r: RunRecord): number {
+  if (r.started_ms != null && r.duration_ms != null) return r.started_ms + r.duration_ms;
+  return Date.parse(r.ended_at ?? r.started_at);
 }
 
 /** Whether the failure that made `failures` failed runs in a row is past the retry limit. */

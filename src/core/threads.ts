@@ -91,6 +91,12 @@ export interface CommandRecord extends WorkCommand {
   session: number;
   status: 'running' | 'finished' | 'interrupted';
   sent_at: string;
+  /**
+   * The send in epoch milliseconds. `sent_at` has whole seconds, and a command sent just after a reopen
+   * of its item shares that second: this tells it from the spending before the reopen (core/budget.ts).
+   * Null in records written before it existed.
+   */
+  sent_ms?: number | null;
   sent_by: string;
   /** The machine that runs it: only that machine's tick may judge it interrupted. */
   host: string | null;

@@ -14,7 +14,7 @@ import { travelledTaskResult, type TravelledResult } from '../store/task-results
 import { locateTimer, readTimerFile, timerFile } from '../store/timers.js';
 import { loadAgentWork } from '../store/work-index.js';
 import { mutateWork, readWorkFile, workFile, type WorkRef } from '../store/work-store.js';
-import { cancelTimer } from '../runtime/timers.js';
+import { cancelTimer, fireEventId } from '../runtime/timers.js';
 import type { OpsCtx } from './context.js';
 import { createTimerFor, timerView } from './timers.js';
 
@@ -188,6 +188,13 @@ export async function wait(ctx: OpsCtx, ref: WorkRef, opts: WaitOptions): Promis
     // The task may have ended between the check and the registration: settle at once from its event.
     const t = readTask(home, target.resource);
     const ev = t.status !== 'running' && t.event ? readAdmitted(home, t.agent, t.event) : null;
+    if (ev) ({ doc } = await mutateWork(home, ref, ctx.nowMs, (d) => triggerWait(d, w.id, ev, nowIso)));
+  }
+  if (timer && dueMs != null) {
+    // The timer may have fired between the check and the registration (a watcher fires a timer that is
+    // due, e.g. one made with a past --at, as soon as its file appears): its fire's event then woke no
+    // wait. Settle at once from that fire; one that comes later triggers the wait as usual.
+    const ev = readAdmitted(home, ref.agent, fireEventId(timer.id, iso(dueMs)));
     if (ev) ({ doc } = await mutateWork(home, ref, ctx.nowMs, (d) => triggerWait(d, w.id, ev, nowIso)));
   }
   if (threadCommand) {

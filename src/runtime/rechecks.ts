@@ -17,14 +17,18 @@ export async function expireRechecks(home: Home, agents: string[], nowMs: number
       if (item.status === 'done') continue;
       const due = item.waits.filter((w) => w.status === 'active' && w.recheck_at && Date.parse(w.recheck_at) <= nowMs).map((w) => w.id);
       if (!due.length) continue;
+      // The waits this pass expires, as the re-read under the lock shows them still active: another
+      // pass in the same second may have expired them first (its settled_at would look like ours).
+      let mine: string[] = [];
       const r = await skipBusy(() =>
-        mutateWork(home, { agent, id: item.id, file: workFile(home, agent, item.id) }, nowMs, (d) =>
-          d.item.status === 'done' ? d : due.reduce((acc, id) => expireWait(acc, id, nowIso), d),
-        ),
+        mutateWork(home, { agent, id: item.id, file: workFile(home, agent, item.id) }, nowMs, (d) => {
+          mine = d.item.status === 'done' ? [] : due.filter((id) => d.item.waits.some((w) => w.id === id && w.status === 'active'));
+          return mine.reduce((acc, id) => expireWait(acc, id, nowIso), d);
+        }),
       );
       if (!r) continue;
       for (const w of r.doc.item.waits) {
-        if (due.includes(w.id) && w.status === 'expired' && w.settled_at === nowIso && w.settled_reason === 'recheck_deadline') out.push({ agent, work_item: item.id, wait: w.id });
+        if (mine.includes(w.id) && w.status === 'expired' && w.settled_reason === 'recheck_deadline') out.push({ agent, work_item: item.id, wait: w.id });
       }
     }
   }

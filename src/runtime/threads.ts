@@ -42,7 +42,7 @@ export async function registerCommand(home: Home, agent: string, threadId: strin
     assertCanSend(t);
     const id = newCommandId();
     const c: CommandRecord = {
-      ...cmd, id, thread: t.id, seq: t.command_count + 1, session: t.session, status: 'running', sent_at: iso(nowMs), sent_by: by, host: hostname(),
+      ...cmd, id, thread: t.id, seq: t.command_count + 1, session: t.session, status: 'running', sent_at: iso(nowMs), sent_ms: nowMs, sent_by: by, host: hostname(),
       ended_at: null, result: null, result_errors: [], raw_output: null, usage: null, cost_usd: null, exit_code: null, session_id: null,
       // Context policy none: nothing of earlier commands, so claude/codex start a fresh session each time.
       resumed_session: t.policy.context_policy === 'none' ? null : t.session_id, scope_check: null, event: commandEventId(id),

@@ -113,13 +113,15 @@ export function pendingWakes(home: Home, agents: string[], covered: Covered): Wa
   const wakes: Wake[] = [];
   const started = readAgentState(home).started;
   for (const agent of agents) {
-    // A wake that arrived while the agent was stopped is not continued once it is started again.
+    // A wake that arrived while the agent was stopped is not continued once it is started again
+    // (in the second of the start: the waits the start saw settled already).
     const since = started[agent]?.since ?? null;
+    const before = new Set(started[agent]?.settled_before ?? []);
     for (const i of loadAgentWork(home, agent).items) {
       if (i.status === 'done' || i.status === 'deferred') continue;
       for (const w of i.waits) {
         if (covered.keys.has(`wait:${w.id}`)) continue;
-        if (since && w.settled_at && w.settled_at < since) continue;
+        if (since && w.settled_at && (w.settled_at < since || (w.settled_at === since && before.has(w.id)))) continue;
         if (w.status === 'triggered' && w.settled_by) {
           const reason = w.settled_by.source === 'operator' ? 'operator_message' : w.kind === 'timer' ? 'timer_fired' : 'wait_triggered';
           wakes.push({ agent, work_item: i.id, reason, wait: w.id, event: w.settled_by.event });

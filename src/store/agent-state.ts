@@ -4,6 +4,7 @@ import { iso } from '../core/time.js';
 import { writeFileAtomic } from './atomic-write.js';
 import type { Home } from './home.js';
 import { withLock } from './lock.js';
+import { loadAgentWork } from './work-index.js';
 
 /**
  * Which agents are stopped on this machine (local/agent-state.json): the watcher starts no run for a
@@ -11,8 +12,12 @@ import { withLock } from './lock.js';
  */
 export interface AgentState {
   stopped: Record<string, { since: string; by: string }>;
-  /** When each agent was last started again: wakes that arrived before it are not continued. */
-  started: Record<string, { since: string; by: string }>;
+  /**
+   * When each agent was last started again: wakes that arrived before it are not continued. Times are
+   * whole seconds, so `settled_before` names the waits settled in the second of the start, before it
+   * (read at the start): those are stale too, and a wait settled later in that second is not.
+   */
+  started: Record<string, { since: string; by: string; settled_before?: string[] }>;
 }
 
 const stateFile = (home: Home) => join(home.local, 'agent-state.json');
@@ -36,7 +41,10 @@ export async function setStopped(home: Home, agent: string, stopped: boolean, by
     if (stopped) s.stopped[agent] = { since: iso(nowMs), by };
     else {
       delete s.stopped[agent];
-      s.started[agent] = { since: iso(nowMs), by };
+      const since = iso(nowMs);
+      const settled: string[] = [];
+      for (const i of loadAgentWork(home, agent).items) for (const w of i.waits) if (w.settled_at === since) settled.push(w.id);
+      s.started[agent] = { since, by, ...(settled.length ? { settled_before: settled } : {}) };
     }
     writeFileAtomic(stateFile(home), JSON.stringify(s, null, 2) + '\n', join(home.local, 'tmp'));
     return true;

@@ -4,6 +4,7 @@ import {
   type Budget, type BudgetVerdict, type Figure, type SpendEntry, type SpendSince, type Spending,
 } from '../core/budget.js';
 import type { RunRecord } from '../core/run-record.js';
+import type { CommandRecord } from '../core/threads.js';
 import type { WorkItem } from '../core/types.js';
 import { iso } from '../core/time.js';
 import { readAgent } from './agents.js';
@@ -101,6 +102,8 @@ export function dailyBudget(home: Home, agent: string, memo?: PolicyMemo): { bud
 
 const runEntry = (r: RunRecord): SpendEntry => ({ started_at: r.started_at, ended_at: r.ended_at, tokens: r.tokens, cost_usd: r.cost_usd, run: true, duration_ms: r.duration_ms, started_ms: r.started_ms });
 
+const commandEntry = (c: CommandRecord): SpendEntry => ({ started_at: c.sent_at, ended_at: c.ended_at, tokens: c.usage, cost_usd: c.cost_usd, run: false, started_ms: c.sent_ms });
+
 /** Thread commands of an agent (optionally only those of threads for one item), as spending. */
 function commandEntries(home: Home, agent: string, item?: string): SpendEntry[] {
   const out: SpendEntry[] = [];
@@ -112,7 +115,7 @@ function commandEntries(home: Home, agent: string, item?: string): SpendEntry[] 
   }
   for (const t of threads) {
     if (item && t.work_item !== item) continue;
-    for (const c of listCommands(home, agent, t.id)) out.push({ started_at: c.sent_at, ended_at: c.ended_at, tokens: c.usage, cost_usd: c.cost_usd, run: false });
+    for (const c of listCommands(home, agent, t.id)) out.push(commandEntry(c));
   }
   return out;
 }
@@ -137,7 +140,7 @@ export function spendingByItem(home: Home, agent: string): Map<string, SpendEntr
   // Every agent's runs: an item handed over keeps what it spent before (as `show` counts it).
   for (const r of listRuns(home)) add(r.work_item, runEntry(r));
   try {
-    for (const t of listThreads(home, [agent])) if (t.work_item) for (const c of listCommands(home, agent, t.id)) add(t.work_item, { started_at: c.sent_at, ended_at: c.ended_at, tokens: c.usage, cost_usd: c.cost_usd, run: false });
+    for (const t of listThreads(home, [agent])) if (t.work_item) for (const c of listCommands(home, agent, t.id)) add(t.work_item, commandEntry(c));
   } catch {
     // Unreadable threads add nothing here; `holon check` reports them.
   }

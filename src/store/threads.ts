@@ -32,7 +32,7 @@ export const newThreadId = () => formatId('th', randomBytes(8));
 export const newCommandId = () => formatId('c', randomBytes(8));
 
 const THREAD_KEYS = ['id', 'agent', 'role', 'policy', 'work_item', 'workdir', 'created_at', 'created_by', 'state', 'active_command', 'session_id', 'session', 'checkpoint', 'command_count', 'last_command', 'updated_at', 'closed_at', 'close_reason'] as const;
-const COMMAND_KEYS = ['id', 'thread', 'seq', 'session', 'status', 'objective', 'scope', 'constraints', 'context_refs', 'expected_result', 'sent_at', 'sent_by', 'host', 'ended_at', 'result', 'result_errors', 'raw_output', 'usage', 'cost_usd', 'exit_code', 'session_id', 'resumed_session', 'scope_check', 'event'] as const;
+const COMMAND_KEYS = ['id', 'thread', 'seq', 'session', 'status', 'objective', 'scope', 'constraints', 'context_refs', 'expected_result', 'sent_at', 'sent_ms', 'sent_by', 'host', 'ended_at', 'result', 'result_errors', 'raw_output', 'usage', 'cost_usd', 'exit_code', 'session_id', 'resumed_session', 'scope_check', 'event'] as const;
 const CHECKPOINT_KEYS = ['id', 'thread', 'session', 'written_by', 'created_at', 'covers', 'usage', 'text'] as const;
 
 function serialize(rec: object, keys: readonly string[]): string {

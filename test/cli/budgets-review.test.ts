@@ -46,6 +46,24 @@ describe('budgets and the frontier result cache', () => {
     expect(await codeOf(p, id)).toBe('budget_exhausted');
   });
 
+  it('a thread command sent after a reopen, in its second, counts: its exact send tells it from the spending before', async () => {
+    const p = await project();
+    script(join(p.dir, 'fake-claude'), `#!/bin/sh\ncat >/dev/null\ncat ${JSON.stringify(FIXTURE)}\n`);
+    const id = await p.create('x', ['--budget', 'tokens=5000'], at('2026-12-01T10:00:00Z'));
+    const th = (await p.json(['thread', 'create', '--role', 'x', '--runner', 'claude', '--command', './fake-claude', '--work', id], at('2026-12-01T10:00:00Z'))).id;
+    expect((await p.h(['block', id, '--reason', 'budget_exhausted: tokens 5k of 5k spent, 0 left', '--recovery', 'raise it'], at('2026-12-01T10:00:05Z'))).code).toBe(0);
+    expect((await p.h(['reopen', id], at('2026-12-01T10:00:05.200Z'))).code).toBe(0);
+    // The recorded answer is not a command result (exit 3), but its usage is spent all the same.
+    const sent = JSON.parse((await p.h(['thread', 'send', th, '--objective', 'go', '--wait', '--json'], at('2026-12-01T10:00:05.600Z'))).stdout);
+    expect(sent.command).toMatchObject({ sent_at: '2026-12-01T10:00:05Z', sent_ms: Date.parse('2026-12-01T10:00:05.600Z') });
+    expect(validate('thread-send.json', sent)).toEqual([]);
+    // The command ran on the real clock; as on a fast machine, it ends in the second it was sent.
+    const file = join(p.home, 'agents/main/threads', th, 'commands', `${sent.command.id}.yaml`);
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/^ended_at: .*$/m, 'ended_at: "2026-12-01T10:00:05Z"'));
+    expect((await p.json(['show', id], at('2026-12-01T10:00:06Z'))).budget.spent.tokens).toBe(42 + 6125 + 1187);
+    expect(await codeOf(p, id, at('2026-12-01T10:00:06Z'))).toBe('budget_exhausted');
+  });
+
   it.each([
     ['an item budget', ['--budget', 'time=1m'], ''],
     ['a daily budget', [], 'budget:\n  daily: "time=1m"\n'],

@@ -117,4 +117,21 @@ describe('small parts of the contract', () => {
     const runs = (await p.json(['watch', '--once'])).runs;
     expect(runs.map((r: any) => [r.work_item, r.reason])).toEqual([[b, 'wait_triggered']]);
   }, 120_000);
+
+  it('in the second of a start, a wait triggered before it stays ineligible and one triggered after it runs', async () => {
+    const p = await project('rev');
+    script(join(p.dir, 'agent.sh'), '#!/bin/sh\nholon progress "$HOLON_WORK_ITEM" "woke: $HOLON_WAKE"\n');
+    setRunner(p.home, 'rev', '{preset: command, command: ./agent.sh}');
+    // A clock that holds still: the stop's notify, the start and the next notify share one second.
+    const at = { HOLON_NOW: '2026-06-01T00:00:01Z' };
+    const a = await p.create('PR 101', [], at);
+    const b = await p.create('PR 102', [], at);
+    for (const [id, r] of [[a, 'external:pr:101'], [b, 'external:pr:102']]) await p.h(['wait', id, '--for', r, '--reason', 'review', '--recheck', '2030-01-01T00:00:00Z'], at);
+    expect((await p.h(['agent', 'stop', 'rev'], { HOLON_NOW: '2026-06-01T00:00:00Z' })).code).toBe(0);
+    expect((await p.h(['notify', 'pr:101'], at)).code).toBe(0);
+    expect((await p.h(['agent', 'start', 'rev'], at)).code).toBe(0);
+    expect((await p.h(['notify', 'pr:102'], at)).code).toBe(0);
+    const runs = (await p.json(['watch', '--once'])).runs;
+    expect(runs.map((r: any) => [r.work_item, r.reason])).toEqual([[b, 'wait_triggered']]);
+  }, 120_000);
 });

@@ -8,7 +8,7 @@ type P = Awaited<ReturnType<typeof project>>;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function tickUntil(p: P, pred: (r: any) => boolean, ms = 20_000) {
+async function tickUntil(p: P, pred: (r: any) => boolean, ms = 45_000) {
   const end = Date.now() + ms;
   for (;;) {
     const r = await p.json(['tick']);

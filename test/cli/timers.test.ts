@@ -1,7 +1,9 @@
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { holon, project, spawnHolon } from '../helpers/cli.js';
+import { holon, project, ROOT, spawnHolon } from '../helpers/cli.js';
+import { until } from '../helpers/watch.js';
 
 type P = Awaited<ReturnType<typeof project>>;
 const T0 = '2026-11-30T10:00:00Z';
@@ -255,5 +257,30 @@ describe('a tick killed mid-way', () => {
       expect(t.fire_count, t.id).toBe(1);
       expect(timerEvents(p, t.id), t.id).toHaveLength(1);
     }
+  });
+});
+
+describe('a timer that fires while its wait is being registered', () => {
+  it('settles the wait from that fire, instead of leaving it active on a timer that will not fire again', async () => {
+    const p = await project();
+    const a = await p.create('look again');
+    // The item's lock is held, so the wait makes its timer and then waits to register itself.
+    const holder = spawn(process.execPath, [join(ROOT, 'test/helpers/hold-lock.mjs'), p.home, `main.${a}`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((res) => holder.stdout!.once('data', () => res()));
+    const past = new Date(Date.now() - 5000).toISOString();
+    const waiting = p.h(['wait', a, '--for', 'timer', '--at', past, '--reason', 'look again', '--json']);
+    const dir = join(p.home, 'agents/main/timers');
+    await until(() => existsSync(dir) && readdirSync(dir).some((f) => f.endsWith('.yaml')), 60_000, 'the wait to make its timer');
+    // Meanwhile a pass (a watcher's, at once for a timer already due) fires it: its event finds no wait yet.
+    const tick = await p.json(['tick']);
+    expect(tick.timers_fired).toHaveLength(1);
+    expect(tick.events_admitted).toEqual([expect.objectContaining({ triggered: [], nudged: true })]);
+    holder.kill('SIGTERM');
+    await new Promise((res) => holder.on('exit', res));
+    const r = await waiting;
+    expect(r.code, r.stderr).toBe(0);
+    const fire = tick.events_admitted[0].event;
+    expect(JSON.parse(r.stdout).wait).toMatchObject({ status: 'triggered', settled_by: { event: fire, source: 'timer' } });
+    expect((await p.json(['show', a])).waits).toEqual([expect.objectContaining({ status: 'triggered' })]);
   });
 });

@@ -6,7 +6,7 @@ import { project } from '../helpers/cli.js';
 type P = Awaited<ReturnType<typeof project>>;
 
 /** Ticks (real time) until the task's result has been reported, or fails after `ms`. */
-async function tickUntilTask(p: P, handle: string, ms = 15_000) {
+async function tickUntilTask(p: P, handle: string, ms = 45_000) {
   const until = Date.now() + ms;
   for (;;) {
     const r = await p.json(['tick']);
@@ -183,7 +183,7 @@ describe('tasks', () => {
     const a = await p.create('needs the failing task');
     expect((await p.json(['wait', a, '--for', `task:${fail.id}`, '--reason', 'r'])).registered).toBe(true);
     writeFileSync(join(p.dir, 'go'), '');
-    const until = Date.now() + 15_000;
+    const until = Date.now() + 45_000;
     let finished: any[] = [];
     while (finished.length < 2 && Date.now() < until) {
       finished.push(...(await p.json(['tick'])).tasks_finished);

@@ -97,7 +97,10 @@ describe('sumSpending', () => {
     const before = at('2026-12-01T10:00:05Z', '2026-12-01T10:00:05.200Z');
     const after = at('2026-12-01T10:00:05Z', '2026-12-01T10:00:05.800Z');
     expect(sumSpending([before, after], now, since, true)).toMatchObject({ runs: 1, tokens: 10 });
-    // A thread command has whole-second times: the second of the reopen is the one before it.
+    // A thread command is told apart the same way by its exact send.
+    expect(sumSpending([{ ...run('2026-12-01T10:00:05Z', '2026-12-01T10:00:05Z', t(1, 0), 0, false), started_ms: since.ms + 1 }], now, since, true).tokens).toBe(1);
+    // A record without its exact start (an older holon's) has whole seconds only: an entry that
+    // started and ended in the second of the reopen is taken as the one before it.
     expect(sumSpending([run('2026-12-01T10:00:05Z', '2026-12-01T10:00:05Z', t(1, 0), 0, false)], now, since, true).tokens).toBe(0);
   });
 

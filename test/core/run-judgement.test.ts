@@ -97,6 +97,14 @@ describe('retryPlan: the retry a failed run owes, from the records', () => {
     expect(retryPlan([run('error'), blocked, run('error')], s)).toMatchObject({ failures: 1, blocked: false });
   });
 
+  it('counts the delay from the exact end where the record has it, not the whole second (never early)', () => {
+    const at = '2026-01-01T10:00:00Z';
+    const failed = run('error', { started_at: at, ended_at: at, started_ms: Date.parse(at) + 300, duration_ms: 600 });
+    expect(retryPlan([failed], s)!.dueMs).toBe(Date.parse(at) + 900 + 30_000);
+    // A record written before started_ms: its whole-second end is all there is.
+    expect(retryPlan([run('error', { started_at: at, ended_at: at })], s)!.dueMs).toBe(Date.parse(at) + 30_000);
+  });
+
   it('orders runs that share a second by their start in milliseconds, not by their random ids (a blocked run stays the newest)', () => {
     // A runner that fails at once: its retry and the run that blocks the item start in one second.
     const at = '2026-01-01T10:00:00Z';

@@ -140,7 +140,7 @@ for (const n of SIZES) {
     const readyTicket = ticket(() => ['ready'], Math.min(RUNS, 3));
     row('frontier --json, warm, unchanged', size, goal, m(frontier, { prepare: warm }), readyTicket, 'ticket ready');
     row('frontier --json, warm, after a progress', size, goal, m(frontier, { prepare: `${warm} >/dev/null; ${sh([process.execPath, BIN, 'progress', ids[2 * (RUNS + 1)], 'bench'])}` }));
-    row('frontier --json, warm, after an edit', size, goal, m(frontier, { prepare: `${warm} >/dev/null; ${sh([process.execPath, BIN, 'edit', ids[2 * (RUNS + 1) + 1], '--title'])} "Task edited $RANDOM"` }));
+    row('frontier --json, warm, after an edit --title', size, goal, m(frontier, { prepare: `${warm} >/dev/null; ${sh([process.execPath, BIN, 'edit', ids[2 * (RUNS + 1) + 1], '--title'])} "Task edited $RANDOM"` }));
     if (n === 10000) row('frontier --json, cold (no local/)', size, 5, m(frontier, { prepare: 'rm -rf .holon/local' }));
     // The same with an index keeper running (`holon index`; `holon watch` runs one too): the frontier
     // then stats only the files the keeper saw change (docs/frontier.md, "The index keeper").
@@ -149,7 +149,10 @@ for (const n of SIZES) {
       try {
         row('frontier --json, warm, unchanged, with a keeper', size, goal, m(frontier, { prepare: warm }));
         row('frontier --json, warm, after a progress, with a keeper', size, goal, m(frontier, { prepare: `${warm} >/dev/null; ${sh([process.execPath, BIN, 'progress', ids[2 * (RUNS + 1) + 2], 'bench'])}` }));
-        row('frontier --json, warm, after an edit, with a keeper', size, goal, m(frontier, { prepare: `${warm} >/dev/null; ${sh([process.execPath, BIN, 'edit', ids[2 * (RUNS + 1) + 3], '--title'])} "Task edited $RANDOM"` }));
+        row('frontier --json, warm, after an edit --title, with a keeper', size, goal, m(frontier, { prepare: `${warm} >/dev/null; ${sh([process.execPath, BIN, 'edit', ids[2 * (RUNS + 1) + 3], '--title'])} "Task edited $RANDOM"` }));
+        // A priority moves the item in the frontier's order: the whole graph is evaluated again.
+        const flip = join(cwd, '.holon/local/bench-priority');
+        row('frontier --json, warm, after an edit --priority, with a keeper', size, goal, m(frontier, { prepare: `${warm} >/dev/null; p=$(( $(cat ${flip} 2>/dev/null || echo 1) == 1 ? 3 : 1 )); echo $p > ${flip}; ${sh([process.execPath, BIN, 'edit', ids[2 * (RUNS + 1) + 4], '--priority'])} P$p` }));
       } finally {
         keeper.stop();
       }

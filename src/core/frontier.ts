@@ -84,22 +84,15 @@ export function evaluate(p: Prepared, item: WorkItem, all = false): Verdict {
   if (!first) {
     // Freshness passes but may flag: the item stays runnable with the flag as its code.
     const flag = checks[checks.length - 1].code !== 'ok' ? checks[checks.length - 1] : undefined;
-    if (flag) return { item, channel: 'runnable', code: flag.code, detail: flag.detail, checks: kept(checks, all), own, gates: [], flagged: true };
-    return { item, channel: 'runnable', code: RUNNABLE, detail: checks.find((c) => c.own)?.detail ?? 'every check passed', checks: kept(checks, all), own, gates: [], flagged: false };
+    if (flag) return { item, channel: 'runnable', code: flag.code, detail: flag.detail, checks, own, gates: [], flagged: true };
+    return { item, channel: 'runnable', code: RUNNABLE, detail: checks.find((c) => c.own)?.detail ?? 'every check passed', checks, own, gates: [], flagged: false };
   }
   const info = REASONS[first.code as keyof typeof REASONS];
   // A live item stopped earlier (an open dependency) still waits on its pending gates: the gate's
   // `blocks` names it, as `explain` does. A closed or parked item (status failed) waits on none.
   const gateCheck = checks.find((c) => c.check === 'gates') ?? (checks[0].pass && item.needs_decision.length ? checkGates(p, item) : undefined);
-  return { item, channel: info.channel, code: first.code, detail: first.detail, checks: kept(checks, all), own, gates: gateCheck?.gates ?? [], flagged: false };
+  return { item, channel: info.channel, code: first.code, detail: first.detail, checks, own, gates: gateCheck?.gates ?? [], flagged: false };
 }
-
-const NO_CHECKS: CheckResult[] = [];
-/**
- * The frontier keeps every item's verdict until it has sorted them: their check results (a few objects
- * each, some 10 MB at 50,000 items) only `explain` reads, so only it keeps them.
- */
-const kept = (checks: CheckResult[], all: boolean) => (all ? checks : NO_CHECKS);
 
 const PRI_RANK = new Map<string, number>(PRIORITIES.map((p, i) => [p, i]));
 const priRank = (i: WorkItem) => PRI_RANK.get(i.priority ?? '') ?? PRIORITIES.length;

@@ -88,7 +88,7 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
   const [{ computeFrontier }, { buildFrontierInput }, { loadListings }] = await Promise.all([
     import('../core/frontier.js'), import('../store/frontier-input.js'), import('../store/graph-index.js'),
   ]);
-  let loaded: ReturnType<typeof loadListings> | null = loadListings(home, listings);
+  const loaded = loadListings(home, listings);
   const gfp = graphFingerprint(home, agent, holder, view, loaded.digest);
   const snapshots = loaded.snapshots;
   if (prev && prev.header.gfp === gfp) {
@@ -96,18 +96,10 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
     const reused = withTitles(home, agent, view, prev, keptFp, listings, snapshots, nowIso);
     if (reused) return reused;
   }
-  // In a function of its own, so that the graph and the evaluator's input are garbage by the time the
-  // answer is encoded (at 50,000 items the two together set the command's peak memory).
-  const evaluated = () => {
-    const graph = loaded!;
-    loaded = null;
-    const { input, problems, used } = buildFrontierInput(home, agent, { holder, nowMs: ctx.nowMs, cwd: ctx.cwd }, graph);
-    const bounds = { from: -Infinity, until: Infinity };
-    const f = computeFrontier(input, { limit, bounds });
-    if (!view.all) capNotRunnable(f);
-    return { f, problems, used, bounds };
-  };
-  const { f, problems, used, bounds } = evaluated();
+  const { input, problems, used } = buildFrontierInput(home, agent, { holder, nowMs: ctx.nowMs, cwd: ctx.cwd }, loaded);
+  const bounds = { from: -Infinity, until: Infinity };
+  const f = computeFrontier(input, { limit, bounds });
+  if (!view.all) capNotRunnable(f);
   trace('frontier: evaluated');
   // Before the text: what it builds is garbage by the time the text is (the command's peak).
   const titles = titleIndexOf(listings, snapshots, shownIds(f as unknown as Record<string, unknown>));

@@ -3,7 +3,8 @@ import type { RecordProblem } from '../core/record-codec.js';
 import { jsonParts } from '../core/json-parts.js';
 import { iso } from '../core/time.js';
 import { frontierFingerprint, graphFingerprint, headerFor, readCachedFrontier, readTitleIndex, restampFrontier, reuseParts, stillValid, storeFrontier, type CachedFrontier, type FrontierView } from '../store/frontier-cache.js';
-import { currentTitles, shownIds, titleIndexOf, type Titled } from '../store/frontier-titles.js';
+import { currentTitles, shownIds, titleIndexOf } from '../store/frontier-titles.js';
+import type { Titled } from '../store/stat-index.js';
 import { quickDigest, type Listing } from '../store/graph-index.js';
 import type { Home } from '../store/home.js';
 import { listKept, trace } from '../store/kept-listing.js';
@@ -102,7 +103,7 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
   if (!view.all) capNotRunnable(f);
   trace('frontier: evaluated');
   // Before the text: what it builds is garbage by the time the text is (the command's peak).
-  const titles = titleIndexOf(listings, snapshots, shownIds(f as unknown as Record<string, unknown>));
+  const titles = titleIndexOf(listings, snapshots, shownIds(f));
   // Encoded once, for the cache and for stdout alike (at 50,000 items some 7 MB, which each would
   // copy), in parts: the whole text and its bytes are never held at once.
   const bytes = Array.from(jsonParts({ ...f, problems }), (part) => Buffer.from(part));
@@ -126,8 +127,7 @@ function withTitles(home: Home, agent: string, view: FrontierView, prev: CachedF
     return reuseParts(prev, nowIso);
   }
   trace(`frontier: reused with ${current.patched} title(s) patched`);
-  const { token: _, v: __, ...header } = prev.header;
-  storeFrontier(home, agent, view, { ...header, fp }, current.text, current.index);
+  storeFrontier(home, agent, view, { ...prev.header, fp }, current.text, current.index);
   return reuseParts({ header: prev.header, bytes: current.text, start: 0 }, nowIso);
 }
 

@@ -1,8 +1,6 @@
 import { join } from 'node:path';
-import type { StatIndex } from './stat-index.js';
-
-/** What the title check reads of a snapshot: its names and title hashes. */
-export type Titled = Pick<StatIndex, 'names' | 'titles'>;
+import type { Frontier } from '../core/frontier.js';
+import type { Titled } from './stat-index.js';
 import type { Listing } from './work-listing.js';
 import { workDir } from './work-store.js';
 import type { Home } from './home.js';
@@ -22,7 +20,7 @@ import { contentHash, readTitle, titleHash } from './graph-index.js';
  */
 export interface TitleIndex {
   /** Per listing (in the order of the triples' first number): its agent and a signature of its names. */
-  listings: Array<{ agent: string; names: string }>;
+  listings: Array<{ agent: string; sig: string }>;
   /** (listing number, position in it, title hash) per shown entry. */
   triples: Float64Array;
 }
@@ -40,7 +38,7 @@ export function titleIndexOf(listings: Listing[], snapshots: Record<string, Titl
     const l = listings[k];
     const snap = snapshots[l.agent];
     if (!snap || snap.names !== l.joined) return null;
-    out.listings.push({ agent: l.agent, names: namesSig(l.joined) });
+    out.listings.push({ agent: l.agent, sig: namesSig(l.joined) });
     for (let i = 0; i < l.names.length; i++) {
       const id = l.names[i].slice(0, -3);
       const w = where.get(id);
@@ -61,11 +59,9 @@ export function titleIndexOf(listings: Listing[], snapshots: Record<string, Titl
 }
 
 /** Every id an answer shows as an entry (its channels, decisions included). */
-export function shownIds(f: Record<string, unknown>): string[] {
+export function shownIds(f: Frontier): string[] {
   const ids: string[] = [];
-  for (const c of ['runnable', 'needs_decision', 'needs_action', 'waiting', 'resume_candidates', 'not_runnable']) {
-    for (const e of (f[c] as Array<{ id: string }> | undefined) ?? []) ids.push(e.id);
-  }
+  for (const c of ['runnable', 'needs_decision', 'needs_action', 'waiting', 'resume_candidates', 'not_runnable'] as const) for (const e of f[c]) ids.push(e.id);
   return ids;
 }
 
@@ -105,7 +101,7 @@ export function currentTitles(home: Home, text: Buffer, index: TitleIndex, listi
   for (let k = 0; k < listings.length; k++) {
     const l = listings[k];
     const snap = snapshots[l.agent];
-    if (index.listings[k].agent !== l.agent || !snap || snap.names !== l.joined || index.listings[k].names !== namesSig(l.joined)) return null;
+    if (index.listings[k].agent !== l.agent || !snap || snap.names !== l.joined || index.listings[k].sig !== namesSig(l.joined)) return null;
   }
   const t = index.triples;
   const edits: Array<{ at: number; end: number; json: string }> = [];

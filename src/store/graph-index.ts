@@ -7,7 +7,7 @@ import type { WorkItem } from '../core/types.js';
 import { workFromRecord } from '../core/workitem.js';
 import { createHash, hash as oneShotHash } from 'node:crypto';
 import { writeCache } from './cache-file.js';
-import { readStatIndex, statIndexStamped, writeStatIndex, type StatIndex } from './stat-index.js';
+import { readStatIndex, statIndexStamped, writeStatIndex, type StatIndex, type Titled } from './stat-index.js';
 import { VERSION as APP_VERSION } from '../version.js';
 import { BUILD_ID } from '../build-id.js';
 import { listAgents, type Home } from './home.js';
@@ -63,7 +63,7 @@ export interface LoadedGraph {
    */
   digest: Record<string, number>;
   /** Per agent, the names and title hashes of what was loaded (its snapshot's), in listing order. */
-  snapshots: Record<string, Pick<StatIndex, 'names' | 'titles'>>;
+  snapshots: Record<string, Titled>;
 }
 
 /**
@@ -274,7 +274,7 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
     // Racy, hard-linked and irregular files never match in the snapshot: the next call looks at them again.
     const r = racy.has(name) || listing.linked.has(name) || listing.irregular.has(name);
     for (let k = 0; k < 4; k++) idxStats[4 * at + k] = r ? NaN : stats[4 * i + k];
-    idxTitles[at] = entry[4] ?? 0;
+    idxTitles[at] = entry[4];
     idxHashes[at++] = entry[3];
     idxNames.push(name);
     count++;

@@ -39,6 +39,9 @@ export interface StatIndex {
   mark: string;
 }
 
+/** What the frontier's title check reads of a snapshot (frontier-titles.ts): its names and title hashes. */
+export type Titled = Pick<StatIndex, 'names' | 'titles'>;
+
 const pad8 = (n: number) => (n + 7) & ~7;
 
 /** Whether the head of `buf` (magic, lengths, stamp) is this layout's, written under `stamp`; its end. */

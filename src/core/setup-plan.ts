@@ -223,7 +223,9 @@ export function planBlock(file: string, text: string | null, block: string, begi
  * (approval never) refuses the call ("MCP tool call requires approval"). Running setup is the consent,
  * for holon's server only, as `enabledMcpjsonServers` is for Claude Code. `required`: codex leaves out
  * the tools of an optional server that took over 1 s to start, silently; a required one it waits for,
- * and a session it cannot start with holon's tools fails naming holon (docs/agents.md).
+ * and a session it cannot start with holon's tools fails naming holon (docs/agents.md). A required
+ * server that is slow past startup_timeout_sec (10 s by default) fails the session too: a busy machine
+ * gets 30 s.
  */
 export function codexTomlBlock(o: SetupOptions): string {
   const { command, args } = commandsFor(o).mcp;
@@ -231,6 +233,7 @@ export function codexTomlBlock(o: SetupOptions): string {
     TOML_BEGIN, '[mcp_servers.holon]', `command = ${JSON.stringify(command)}`, `args = [${args.map((a) => JSON.stringify(a)).join(', ')}]`,
     'default_tools_approval_mode = "approve"',
     'required = true',
+    'startup_timeout_sec = 30',
     TOML_END,
   ].join('\n');
 }

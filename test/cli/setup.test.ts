@@ -75,7 +75,7 @@ describe('holon setup', () => {
     const r = await p.h(['setup', 'codex']);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('trust the project');
-    expect(readFileSync(join(p.dir, '.codex/config.toml'), 'utf8')).toMatch(/^model = "o3"\n\n# holon:begin[^\n]*\n\[mcp_servers\.holon\]\ncommand = "holon"\nargs = \["mcp"\]\ndefault_tools_approval_mode = "approve"\nrequired = true\n# holon:end\n$/);
+    expect(readFileSync(join(p.dir, '.codex/config.toml'), 'utf8')).toMatch(/^model = "o3"\n\n# holon:begin[^\n]*\n\[mcp_servers\.holon\]\ncommand = "holon"\nargs = \["mcp"\]\ndefault_tools_approval_mode = "approve"\nrequired = true\nstartup_timeout_sec = 30\n# holon:end\n$/);
     const codexHooks = JSON.parse(readFileSync(join(p.dir, '.codex/hooks.json'), 'utf8')).hooks;
     expect(codexHooks.Stop[0].hooks[0].command).toBe('holon hook stop');
     expect(codexHooks.SessionStart[0].hooks[0].command).toBe('holon prime --hook-json');

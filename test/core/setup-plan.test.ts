@@ -61,7 +61,7 @@ describe('setup planners', () => {
     const first = planSetup('codex', {}, add);
     expect(first.map((c) => [c.file, c.action])).toEqual([['.codex/hooks.json', 'create'], ['.codex/config.toml', 'create'], ['AGENTS.md', 'create']]);
     // Its tools approved: codex exec refuses an MCP call that needs approval.
-    expect(first[1].after).toContain('[mcp_servers.holon]\ncommand = "holon"\nargs = ["mcp"]\ndefault_tools_approval_mode = "approve"\nrequired = true\n');
+    expect(first[1].after).toContain('[mcp_servers.holon]\ncommand = "holon"\nargs = ["mcp"]\ndefault_tools_approval_mode = "approve"\nrequired = true\nstartup_timeout_sec = 30\n');
     const state = Object.fromEntries(first.map((c) => [c.file, c.after]));
     expect(planSetup('codex', state, add).every((c) => c.action === 'unchanged')).toBe(true);
     expect(planSetup('codex', state, remove).every((c) => c.action === 'delete')).toBe(true);

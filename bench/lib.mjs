@@ -4,6 +4,13 @@ import { fileURLToPath } from 'node:url';
 
 export const BIN = fileURLToPath(new URL('../bin/holon.js', import.meta.url));
 
+/**
+ * The machine's content cache (store/content-cache.ts) for every holon a benchmark runs: a folder of
+ * the bench's own, never the user's ~/.cache (HOLON_CACHE_DIR set by the caller wins).
+ */
+export const CACHE_DIR = fileURLToPath(new URL('./.homes/content-cache', import.meta.url));
+process.env.HOLON_CACHE_DIR ??= CACHE_DIR;
+
 /** Runs `holon ARGS` `runs` times (after one warm-up); returns the median wall time in ms. */
 export function medianMs(args, { cwd, runs = 7, env = {}, warmup = 1 } = {}) {
   const times = [];

@@ -3,6 +3,8 @@ import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
+// The machine's content cache of every holon run below: the bench's own folder (see lib.mjs).
+process.env.HOLON_CACHE_DIR ??= fileURLToPath(new URL('./.homes/content-cache', import.meta.url));
 const only = process.argv.slice(2);
 const scripts = ['speed.mjs', 'core.mjs', 'frontier.mjs', 'watch.mjs', 'waits.mjs', 'threads.mjs', 'sync.mjs', 'timings.mjs', 'admission.mjs'].filter((s) => !only.length || only.some((o) => s.startsWith(o)));
 let failed = 0;

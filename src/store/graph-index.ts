@@ -5,7 +5,6 @@ import { parseHolonRecord } from '../core/holon-yaml.js';
 import { parseMarkdownRecord, RecordParseError, type RecordProblem } from '../core/record-codec.js';
 import type { WorkItem } from '../core/types.js';
 import { workFromRecord } from '../core/workitem.js';
-import { createHash, hash as oneShotHash } from 'node:crypto';
 import { writeCache } from './cache-file.js';
 import { readStatIndex, statIndexStamped, writeStatIndex, type StatIndex, type Titled } from './stat-index.js';
 import { VERSION as APP_VERSION } from '../version.js';
@@ -16,6 +15,9 @@ import { keyAt, listAll, type Listing } from './work-listing.js';
 
 export { listAgentWork, listAll, type Listing } from './work-listing.js';
 import { readRecordText } from './record-file.js';
+import { AgentContent, contentSource, type ContentSource } from './content-cache.js';
+import { sha1Hex } from './sha1.js';
+import { trace } from './trace.js';
 import { itemOf, slimOf, type Slim } from './graph-slim.js';
 
 
@@ -49,7 +51,7 @@ const logLine = (name: string, entry: Entry | 0) => JSON.stringify([name, entry,
  * The content hash covers all the slim but its title: a new title changes no verdict, no order and
  * no count, only the text of that item's entry, which the frontier patches (frontier-titles.ts).
  */
-type Entry = [string, Slim | 'D' | 0, RecordProblem | 0, number, number];
+export type Entry = [string, Slim | 'D' | 0, RecordProblem | 0, number, number];
 
 export interface LoadedGraph {
   readonly items: WorkItem[];
@@ -69,17 +71,7 @@ export interface LoadedGraph {
 /**
  * A 52-bit content hash (the first 52 bits of a SHA-1), computed only when a file is parsed. Entries are combined by a sum modulo 2^52: order-free, and no pair of entries cancels out.
  */
-export function contentHash(text: string): number {
-  // Native sha1 (first 52 bits): a JS loop over every character cost a tenth of a cold start. The
-  // one-shot crypto.hash (node 20.12+) costs a third of a Hash object per call; both give the same
-  // digest, so caches written by either agree. The bundle stands in for node:crypto with functions
-  // only (scripts/bundle.mjs), hence the named imports.
-  const hex = ONE_SHOT ? oneShotHash('sha1', text, 'hex') : createHash('sha1').update(text).digest('hex');
-  return parseInt(hex.slice(0, 13), 16);
-}
-
-const [MAJOR, MINOR] = process.versions.node.split('.').map(Number);
-const ONE_SHOT = MAJOR > 20 || (MAJOR === 20 && MINOR >= 12);
+export const contentHash = (text: string): number => parseInt(sha1Hex(text).slice(0, 13), 16);
 
 /** The item, through the fast parser for holon's own YAML when it applies, else the full record codec. */
 export function readItem(text: string, file: string, id: string): WorkItem {
@@ -100,7 +92,8 @@ export function readItem(text: string, file: string, id: string): WorkItem {
   return item;
 }
 
-function parseEntry(file: string, id: string, agent: string, key: string, listedRegular: boolean): Entry | null {
+/** `read`, when given, sees the text the entry is parsed from (the content cache's `learn`). */
+function parseEntry(file: string, id: string, agent: string, key: string, listedRegular: boolean, read?: (text: string) => void): Entry | null {
   let text: string;
   try {
     text = readRecordText(file, listedRegular);
@@ -108,6 +101,7 @@ function parseEntry(file: string, id: string, agent: string, key: string, listed
     if (err instanceof RecordParseError) return [key, 0, err.problem, contentHash(`${id}\n${JSON.stringify(err.problem)}`), 0];
     return null;
   }
+  read?.(text);
   try {
     const slim = slimOf(readItem(text, file, id), agent);
     if (slim === 'D' || slim.title === undefined) return [key, slim, 0, contentHash(`${id}\n${JSON.stringify(slim)}`), 0];
@@ -234,11 +228,28 @@ export const readSnapshot = (listingCachePath: string) => readStatIndex(idxOf(li
 export const remarkSnapshot = (home: Home, listingCachePath: string, snap: StatIndex, mark: string) =>
   writeStatIndex(idxOf(listingCachePath), { ...snap, mark }, GRAPH_STAMP, join(home.local, 'tmp'));
 
-/** Reads the listed items: cached entries where the key still matches, a parse where it does not. */
-export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void {
+/**
+ * Reads the listed items: cached entries where the key still matches, a parse where it does not. An
+ * agent whose graph cache is missing or holds fewer than half its names (a fresh clone) asks the
+ * machine's content cache too (content-cache.ts): a file git vouches for is taken from it by its blob
+ * id. With no graph cache at all, the content cache's parsed object becomes the graph cache's entries
+ * (each taken entry gets its file's stat key in place; the rest are parsed and replaced): no copies.
+ */
+export function loadListed(home: Home, listing: Listing, out: LoadedGraph, content?: () => ContentSource | string): void {
   const { agent, keys, cachePath, names, stats, racy } = listing;
   // Updated in place: building a second 10,000-key object per call costs more than the rest.
-  const { entries, logged } = readEntries(cachePath);
+  const read = readEntries(cachePath);
+  const { logged } = read;
+  let entries = read.entries;
+  let cc: AgentContent | null = null;
+  if (content && (logged === Infinity || 2 * cachedCount(entries) < names.length)) {
+    const src = content();
+    if (typeof src === 'string') trace(`${agent}: no content cache (${src})`);
+    else {
+      cc = new AgentContent(src, agent, VERSION, GRAPH_STAMP, names.length);
+      if (logged === Infinity && cc.entries) entries = cc.entries as Record<string, Entry>;
+    }
+  }
   const patch: Patch = [];
   let count = 0;
   let digest = 0;
@@ -254,8 +265,17 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
     const key = keys.get(name)!;
     let entry = entries[name];
     const id = name.slice(0, -3);
-    if (!entry || entry[0] !== key) {
-      const parsed = parseEntry(prefix + name, id, agent, key, !listing.irregular.has(name));
+    // Where git's index vouches for this file (-1: it does not; content-cache.ts).
+    const gitAt = cc ? cc.vouched(listing, name, i) : -1;
+    const taken = gitAt >= 0 && (!entry || entry[0] !== key) ? cc!.take(name, i, gitAt) : null;
+    if (taken) {
+      // The blob's entry under this file's key (never matching if racy, as for a parse below).
+      taken[0] = racy.has(name) ? '~' + key : key;
+      entries[name] = taken as Entry;
+      entry = taken as Entry;
+      patch.push([name, entry]);
+    } else if (!entry || entry[0] !== key) {
+      const parsed = parseEntry(prefix + name, id, agent, key, !listing.irregular.has(name), cc ? (text) => cc.learn(name, i, text) : undefined);
       if (!parsed) {
         // Unreadable now (gone meanwhile, a read error): kept in the snapshot as never matching, so a
         // listing rebuilt from it (kept-listing.ts) still names the file and it is read again.
@@ -270,7 +290,7 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
       entries[name] = stored;
       entry = parsed;
       patch.push([name, stored]);
-    }
+    } else if (gitAt >= 0) cc!.keep(i);
     // Racy, hard-linked and irregular files never match in the snapshot: the next call looks at them again.
     const r = racy.has(name) || listing.linked.has(name) || listing.irregular.has(name);
     for (let k = 0; k < 4; k++) idxStats[4 * at + k] = r ? NaN : stats[4 * i + k];
@@ -293,6 +313,10 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
   }
   out.digest[agent] = digest;
   if (patch.length) writeEntries(home, cachePath, entries, count, logged, patch);
+  if (cc) {
+    trace(`${agent}: content cache, ${cc.taken} of ${names.length} taken, ${cc.learned} learned`);
+    cc.save(names, entries);
+  }
   const idx = { names: idxNames.join('\n'), count: at, stats: idxStats.subarray(0, at * 4), hashes: idxHashes.subarray(0, at), titles: idxTitles.subarray(0, at), mark: listing.mark };
   out.snapshots[agent] = { names: idx.names, titles: idx.titles };
   // Also when the snapshot is missing or another build's (whose hashes this build cannot use).
@@ -340,6 +364,15 @@ export function quickDigest(home: Home, listing: Listing): { digest: number; sna
 }
 
 
+/**
+ * The content source, made on first need (a cold agent), once for all agents: git's index is read
+ * once. Its own scope, so that nothing the loaded graph keeps (the `items` getter) holds git's index.
+ */
+function onFirstNeed(homeDir: string): () => ContentSource | string {
+  let content: ContentSource | string | undefined;
+  return () => (content ??= contentSource(homeDir));
+}
+
 export function loadListings(home: Home, listings: Listing[]): LoadedGraph {
   const slims: Array<Slim | 'D' | string> = [];
   let items: WorkItem[] | undefined;
@@ -359,8 +392,9 @@ export function loadListings(home: Home, listings: Listing[]): LoadedGraph {
       return items;
     },
   };
+  const source = onFirstNeed(home.dir);
   // Listing order (directory order) is not sorted: the evaluator orders everything it prints itself.
-  for (const l of listings) loadListed(home, l, out);
+  for (const l of listings) loadListed(home, l, out, source);
   return out;
 }
 

@@ -1,4 +1,4 @@
-import { readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeCache, RACY_MS } from './cache-file.js';
 import { readSnapshot, remarkSnapshot } from './graph-index.js';
@@ -9,6 +9,9 @@ import { sleepSync } from './sleep-sync.js';
 import type { StatIndex } from './stat-index.js';
 import { listAgentWork, makeListing, putStat, statEntry, type Listing } from './work-listing.js';
 import { workDir } from './work-store.js';
+import { trace } from './trace.js';
+
+export { trace } from './trace.js';
 
 /**
  * The agents' work listings with the help of a running index keeper (runtime/index-keeper.ts): each
@@ -24,18 +27,6 @@ import { workDir } from './work-store.js';
  * snapshots written from them can be vouched for next time.
  */
 
-/**
- * HOLON_TRACE_INDEX=1: one stderr line per agent on how its files were listed, and one on how the
- * frontier made its answer (tests, and a curious user).
- */
-export function trace(line: string): void {
-  if (!process.env.HOLON_TRACE_INDEX) return;
-  try {
-    writeSync(2, `holon: index: ${line}\n`);
-  } catch {
-    // Tracing only.
-  }
-}
 
 /**
  * How long a command waits for the keeper's answer before it lists its files itself (the answer is the

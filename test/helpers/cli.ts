@@ -27,11 +27,16 @@ export function holon(args: string[], opts: { cwd?: string; env?: NodeJS.Process
   });
 }
 
-/** The environment without any HOLON_* the developer may have set. */
+/**
+ * The environment without any HOLON_* the developer may have set, and with the machine's content
+ * cache off (store/content-cache.ts): no test depends on the machine's ~/.cache/holon or fills it. A
+ * test of that cache passes HOLON_CACHE_DIR (a temp folder) in its own env.
+ */
 export function cleanEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('HOLON_')) env[k] = v;
   env.NO_COLOR = '1';
+  env.HOLON_CACHE_DIR = 'off';
   return env;
 }
 

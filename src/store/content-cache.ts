@@ -1,0 +1,179 @@
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { writeCache } from './cache-file.js';
+import { readGitIndex, type GitIndex } from './git-index.js';
+import { sha1Hex } from './sha1.js';
+import type { Listing } from './work-listing.js';
+
+/**
+ * What the frontier reads of a work file (its graph entry, graph-index.ts), by the file's content:
+ * a cache of the machine's that survives a clone. local/ is the home's own and a fresh clone starts
+ * without it; this one is shared by every clone and worktree of a repository on the machine, so the
+ * first command in a new one parses only the files git cannot vouch for (git-index.ts).
+ *
+ * Where: `$HOLON_CACHE_DIR`, else `$XDG_CACHE_HOME/holon`, else `~/.cache/holon`;
+ * `HOLON_CACHE_DIR=off` turns it off. One file per repository (its origin URL, else its git folder)
+ * and agent, `content-REPO-AGENT.json`, in the shape of the graph cache's base,
+ * `{version, build, entries: {NAME: entry}}`, except that an entry's first element is `BLOB:SIZE` (the
+ * file's git blob id and length) where the graph cache has the file's stat key.
+ *
+ * Why an entry taken from it is the one a parse would give (docs/frontier.md, "The machine content cache"):
+ * - Written only for text whose own blob id holon computed when it parsed it (sha1 of
+ *   `blob LENGTH\0TEXT`) and found equal to the blob git's index names for that file: the entry is
+ *   the parse of exactly that blob's bytes, whatever happened to the file before or after the read.
+ *   A problem entry (it names its file's path, which is this checkout's) is never written.
+ * - Taken only for a file git vouches for (git-index.ts: its stat numbers equal what git recorded,
+ *   not racily clean, a plain stage-0 entry; here also not a link or an irregular file) whose blob
+ *   and length are the entry's key: the file's bytes are that blob's bytes. (A checkout that converts
+ *   line ends changes the length; a clean/smudge filter that changes bytes but not the length is the
+ *   one thing this does not see.)
+ * - An entry depends on nothing else: the file name (the id), the agent (one file per agent) and the
+ *   build (the file carries GRAPH_STAMP; another build's file is not read).
+ * Written by temp file + rename, only when a load learned an entry it did not have. A torn, foreign,
+ * unreadable or unwritable cache costs only the parses it would have saved, never a wrong answer.
+ */
+
+export function contentCacheDir(env: NodeJS.ProcessEnv = process.env): string | null {
+  if (env.HOLON_CACHE_DIR === 'off') return null;
+  if (env.HOLON_CACHE_DIR) return env.HOLON_CACHE_DIR;
+  if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, 'holon');
+  try {
+    return join(homedir(), '.cache', 'holon');
+  } catch {
+    return null;
+  }
+}
+
+/** The repository's name for the cache: its origin URL when it has one, else its git folder. */
+function repositoryName(commonDir: string): string {
+  try {
+    const m = /\[remote "origin"\][^[]*?^\s*url\s*=\s*(.+)$/m.exec(readFileSync(join(commonDir, 'config'), 'utf8'));
+    if (m) return `origin ${m[1].trim()}`;
+  } catch {
+    // No config: the folder.
+  }
+  return `dir ${commonDir}`;
+}
+
+/** The machine cache for one load: git's index (read once for every agent) and where the files are. */
+export interface ContentSource {
+  git: GitIndex;
+  dir: string;
+  repo: string;
+}
+
+/** Null (and why, for the trace) when there is no cache or git's index gives no answer. */
+export function contentSource(homeDir: string, env: NodeJS.ProcessEnv = process.env): ContentSource | string {
+  const dir = contentCacheDir(env);
+  if (!dir) return 'HOLON_CACHE_DIR=off';
+  const git = readGitIndex(homeDir, env);
+  if (!git) return "no git index to vouch for files";
+  return { git, dir, repo: sha1Hex(repositoryName(git.commonDir)).slice(0, 16) };
+}
+
+/** An entry as the graph cache keeps it: [key, slim or 'D' or 0, problem or 0, content hash, title hash, ...]. */
+type Entry = [string, ...unknown[]];
+
+/** Whether a value read from the file has an entry's shape (with no problem), so a corrupt file costs parses only. */
+const usable = (e: unknown): e is Entry =>
+  Array.isArray(e) && e.length >= 5 && typeof e[0] === 'string' && e[2] === 0 && typeof e[3] === 'number' && typeof e[4] === 'number' && (e[1] === 'D' || (typeof e[1] === 'object' && e[1] !== null));
+
+/**
+ * One agent's content cache during one load of its listing (graph-index.ts loadListed): `entries` is
+ * the file's parsed object (the graph cache may adopt it as its own), `vouched` the offset of the
+ * file's index entry when git vouches for it, `take` the cached entry for that blob, `learn` notes a
+ * parsed text, and `save` writes the cache again when anything was learned.
+ */
+export class AgentContent {
+  readonly entries: Record<string, unknown> | null;
+  private readonly work: Map<string, number> | undefined;
+  /** 1 at each listing index whose entry is known to be its blob's (taken, learned, or a vouched graph-cache hit). */
+  private readonly known: Uint8Array;
+  private readonly path: string;
+  taken = 0;
+  learned = 0;
+
+  constructor(private readonly src: ContentSource, agent: string, private readonly version: number, private readonly stamp: string, count: number) {
+    this.path = join(src.dir, `content-${src.repo}-${agent}.json`);
+    this.work = src.git.work(agent);
+    this.known = new Uint8Array(count);
+    this.entries = this.work ? readEntries(this.path, version, stamp) : null;
+  }
+
+  /** The offset of the file's index entry if git vouches that the file is what it recorded; -1 if not. */
+  vouched(listing: Listing, name: string, i: number): number {
+    const at = this.work?.get(name);
+    if (at === undefined || listing.linked.has(name) || listing.irregular.has(name) || !this.src.git.vouches(at, listing.stats, i)) return -1;
+    return at;
+  }
+
+  /** A graph-cache entry whose key matches a file git vouches for (at `at`): that blob's entry. */
+  keep(i: number): void {
+    this.known[i] = 1;
+  }
+
+  /** The cached entry of the blob git vouches the file at `i` is, or null. Its first element is for the caller to set. */
+  take(name: string, i: number, at: number): Entry | null {
+    const e = this.entries?.[name];
+    if (!usable(e) || e[0] !== this.src.git.blobKey(at)) return null;
+    this.known[i] = 1;
+    this.taken++;
+    return e;
+  }
+
+  /** A file's text as it was just parsed: its entry is its blob's if the text is the blob git's index names. */
+  learn(name: string, i: number, text: string): void {
+    const at = this.work?.get(name);
+    if (at === undefined) return;
+    const size = Buffer.byteLength(text);
+    if (`${sha1Hex(`blob ${size}\0${text}`)}:${size}` !== this.src.git.blobKey(at)) return;
+    this.known[i] = 1;
+    this.learned++;
+  }
+
+  /** Writes the entries of every known file as the cache (in parts: megabytes at 50,000), if anything was learned. */
+  save(names: string[], entries: Record<string, Entry>): void {
+    if (!this.learned) return;
+    const { known, work, src } = this;
+    const version = this.version;
+    const stamp = this.stamp;
+    function* parts(): Generator<string> {
+      yield head(version, stamp);
+      let part = '';
+      let n = 0;
+      for (let i = 0; i < names.length; i++) {
+        const e = known[i] ? entries[names[i]] : undefined;
+        const at = work?.get(names[i]);
+        if (!e || at === undefined || e[2] !== 0) continue;
+        // Whatever the entry holds after its key, copied as it is.
+        part += `${n ? ',' : ''}${JSON.stringify(names[i])}:${JSON.stringify([src.git.blobKey(at), ...e.slice(1)])}`;
+        if (++n % 2000 === 0) {
+          yield part;
+          part = '';
+        }
+      }
+      yield `${part}}}`;
+    }
+    writeCache(this.path, parts(), join(src.dir, 'tmp'));
+  }
+}
+
+const head = (version: number, stamp: string) => `{"version":${version},"build":${JSON.stringify(stamp)},"entries":{`;
+
+/** The file's entries, or null: none, torn, another build's (told by its head, before any parse). */
+function readEntries(path: string, version: number, stamp: string): Record<string, unknown> | null {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+  if (!text.startsWith(head(version, stamp))) return null;
+  try {
+    const c = JSON.parse(text);
+    return c && c.entries && typeof c.entries === 'object' && !Array.isArray(c.entries) ? c.entries : null;
+  } catch {
+    return null;
+  }
+}

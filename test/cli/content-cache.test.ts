@@ -1,0 +1,263 @@
+import { readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { holon, project, tempDir } from '../helpers/cli.js';
+import { git } from '../helpers/clones.js';
+import { writeGraph } from '../helpers/graph.js';
+
+/**
+ * The machine's content cache (store/content-cache.ts, store/git-index.ts): a fresh clone (no local/)
+ * takes the graph entries of the files git's index vouches for from a cache keyed by blob id, and its
+ * frontier is always the one a full evaluation gives (no local/, no content cache: HOLON_CACHE_DIR=off,
+ * the tests' default, test/helpers/cli.ts). Each test gives the cache a temp folder of its own.
+ */
+
+const NOW = '2026-11-30T06:00:00Z';
+const N = 40;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A home of N items committed to git. */
+async function origin() {
+  const p = await project();
+  const ids = writeGraph(join(p.home, 'agents/main/work'), N);
+  git(p.dir, 'init', '-q', '-b', 'main');
+  git(p.dir, 'config', 'user.email', 't@test');
+  git(p.dir, 'config', 'user.name', 'test');
+  git(p.dir, 'add', '-A');
+  git(p.dir, 'commit', '-qm', 'home');
+  return { dir: p.dir, ids };
+}
+
+/**
+ * A fresh clone. git writes its index right after the files: on a fast clone of a few files they can
+ * share its timestamp tick and be racily clean (vouched for by nothing, as git itself would re-read
+ * them). A clone of a real home takes longer than a tick; here the index is written again a little
+ * later, as any `git status` that refreshes it would.
+ */
+async function cloneOf(src: string): Promise<string> {
+  const dir = join(tempDir(), 'clone');
+  git(src, 'clone', '-q', src, dir);
+  await sleep(30);
+  git(dir, 'update-index', '--force-write-index');
+  return dir;
+}
+
+const workFile = (dir: string, id: string) => join(dir, '.holon/agents/main/work', `${id}.md`);
+
+/** `frontier --json --all` with the trace; `cc` is what the content cache line says (null: none). */
+async function frontier(dir: string, env: NodeJS.ProcessEnv = {}) {
+  const r = await holon(['frontier', '--json', '--all'], { cwd: dir, env: { HOLON_NOW: NOW, HOLON_TRACE_INDEX: '1', ...env } });
+  expect(r.code, r.stderr).toBe(0);
+  const m = /main: content cache, (\d+) of (\d+) taken, (\d+) learned/.exec(r.stderr);
+  const none = /main: no content cache \(([^)]*)\)/.exec(r.stderr);
+  return { json: JSON.parse(r.stdout), cc: m ? { taken: Number(m[1]), of: Number(m[2]), learned: Number(m[3]) } : null, none: none?.[1] ?? null, stderr: r.stderr };
+}
+
+/** The full evaluation of the same checkout: no local/, no content cache; local/ is put back after. */
+async function full(dir: string) {
+  const local = join(dir, '.holon/local');
+  rmSync(`${local}.kept`, { recursive: true, force: true });
+  try {
+    renameSync(local, `${local}.kept`);
+  } catch {
+    // None yet.
+  }
+  try {
+    const r = await frontier(dir);
+    expect(r.cc).toBeNull();
+    return r.json;
+  } finally {
+    rmSync(local, { recursive: true, force: true });
+    try {
+      renameSync(`${local}.kept`, local);
+    } catch {
+      // There was none.
+    }
+  }
+}
+
+const verdict = (f: any, id: string) => {
+  for (const c of ['runnable', 'needs_decision', 'needs_action', 'waiting', 'resume_candidates', 'not_runnable']) {
+    const e = f[c].find((x: any) => x.id === id);
+    if (e) return `${c}:${e.code}`;
+  }
+  return 'closed';
+};
+
+/** A content cache warmed by a first clone of `src`. */
+async function warmCache(src: string) {
+  const cache = tempDir('holon-cc-');
+  const first = await cloneOf(src);
+  const r = await frontier(first, { HOLON_CACHE_DIR: cache });
+  expect(r.cc).toEqual({ taken: 0, of: N, learned: N });
+  const files = readdirSync(cache).filter((f) => f.startsWith('content-'));
+  expect(files).toHaveLength(1);
+  return { cache, file: join(cache, files[0]) };
+}
+
+describe('the machine content cache', () => {
+  it('a fresh clone takes every file git vouches for from it, and answers as a full evaluation; its next command uses local/', async () => {
+    const { dir } = await origin();
+    const { cache, file } = await warmCache(dir);
+    const before = readFileSync(file, 'utf8');
+    const c = await cloneOf(dir);
+    const r = await frontier(c, { HOLON_CACHE_DIR: cache });
+    expect(r.cc).toEqual({ taken: N, of: N, learned: 0 });
+    expect(r.json).toEqual(await full(c));
+    expect(r.json.counts.total).toBe(N);
+    // Nothing learned: the cache is not written again.
+    expect(readFileSync(file, 'utf8')).toBe(before);
+    // With local/ in place the graph cache answers; the content cache is not asked.
+    const again = await frontier(c, { HOLON_CACHE_DIR: cache });
+    expect(again.cc).toBeNull();
+    expect(again.json).toEqual(r.json);
+  });
+
+  it('a file edited after the clone (same size, same mtime) is parsed, not taken: its ctime is not what git recorded', async () => {
+    const { dir, ids } = await origin();
+    const { cache } = await warmCache(dir);
+    const c = await cloneOf(dir);
+    // An open item whose file gets a whole-second mtime that git records (refresh), so that it can be
+    // restored exactly after an edit.
+    const before = await full(c);
+    const id = before.runnable[0].id as string;
+    expect(ids).toContain(id);
+    const f = workFile(c, id);
+    utimesSync(f, 1_796_000_000, 1_796_000_000);
+    await sleep(30);
+    git(c, 'update-index', '--refresh');
+    await sleep(30);
+    const text = readFileSync(f, 'utf8');
+    const edited = text.replace('status: "open"', 'status: "done"');
+    expect(edited.length).toBe(text.length);
+    const ino = statSync(f).ino;
+    writeFileSync(f, edited);
+    utimesSync(f, 1_796_000_000, 1_796_000_000);
+    expect(statSync(f).ino).toBe(ino);
+    expect(statSync(f).mtimeMs).toBe(1_796_000_000_000);
+    const r = await frontier(c, { HOLON_CACHE_DIR: cache });
+    expect(r.cc).toEqual({ taken: N - 1, of: N, learned: 0 });
+    expect(verdict(r.json, id)).toBe('closed');
+    expect(r.json).toEqual(await full(c));
+  });
+
+  it('vouches for nothing that is racily clean: files not older than the index file are parsed', async () => {
+    const { dir } = await origin();
+    const { cache } = await warmCache(dir);
+    const c = await cloneOf(dir);
+    // The index as old as the files' own times: git cannot tell a change in that instant, nor can holon.
+    const oldest = Math.min(...readdirSync(join(c, '.holon/agents/main/work')).filter((n) => n.endsWith('.md')).map((n) => statSync(join(c, '.holon/agents/main/work', n)).mtimeMs));
+    utimesSync(join(c, '.git/index'), oldest / 1000 - 1, oldest / 1000 - 1);
+    const r = await frontier(c, { HOLON_CACHE_DIR: cache });
+    // (Nothing learned either: git vouches for no file's blob.)
+    expect(r.cc).toEqual({ taken: 0, of: N, learned: 0 });
+    expect(r.json).toEqual(await full(c));
+  });
+
+  it('takes an entry only for its own blob: entries swapped between names in the cache are parsed', async () => {
+    const { dir } = await origin();
+    const { cache, file } = await warmCache(dir);
+    const c = await cloneOf(dir);
+    const before = await full(c);
+    // An open item and a done one: their entries swapped (names kept) would swap their verdicts.
+    const open = before.runnable[0].id as string;
+    const done = readdirSync(join(c, '.holon/agents/main/work')).filter((n) => n.endsWith('.md')).map((n) => n.slice(0, -3)).find((id) => verdict(before, id) === 'closed')!;
+    const cached = JSON.parse(readFileSync(file, 'utf8'));
+    const [a, b] = [`${open}.md`, `${done}.md`];
+    [cached.entries[a], cached.entries[b]] = [cached.entries[b], cached.entries[a]];
+    writeFileSync(file, JSON.stringify(cached));
+    const r = await frontier(c, { HOLON_CACHE_DIR: cache });
+    expect(r.cc).toEqual({ taken: N - 2, of: N, learned: 2 });
+    expect(r.json).toEqual(before);
+  });
+
+  it('a torn, foreign-build or unwritable cache costs parses, never an error or a wrong answer', async () => {
+    const { dir } = await origin();
+    const { cache, file } = await warmCache(dir);
+    const good = readFileSync(file, 'utf8');
+    const c = await cloneOf(dir);
+    const expected = await full(c);
+    const fresh = () => rmSync(join(c, '.holon/local'), { recursive: true, force: true });
+
+    writeFileSync(file, good.slice(0, good.length >> 1));
+    let r = await frontier(c, { HOLON_CACHE_DIR: cache });
+    expect(r.cc).toEqual({ taken: 0, of: N, learned: N });
+    expect(r.json).toEqual(expected);
+    // Learned again: written whole.
+    expect(Object.keys(JSON.parse(readFileSync(file, 'utf8')).entries)).toHaveLength(N);
+
+    fresh();
+    writeFileSync(file, good.replace(/"build":"[^"]*"/, '"build":"13/0.0.0/another"'));
+    r = await frontier(c, { HOLON_CACHE_DIR: cache });
+    expect(r.cc).toEqual({ taken: 0, of: N, learned: N });
+    expect(r.json).toEqual(expected);
+
+    // Entries of the right build but not of an entry's shape.
+    fresh();
+    const odd = JSON.parse(good);
+    for (const k of Object.keys(odd.entries)) odd.entries[k] = [odd.entries[k][0], 5, 0, 'x', 0];
+    writeFileSync(file, JSON.stringify(odd));
+    r = await frontier(c, { HOLON_CACHE_DIR: cache });
+    expect(r.cc).toEqual({ taken: 0, of: N, learned: N });
+    expect(r.json).toEqual(expected);
+
+    // A cache folder that cannot be made (a file is in the way): nothing written, nothing fails.
+    fresh();
+    const blocked = join(tempDir(), 'file');
+    writeFileSync(blocked, '');
+    r = await frontier(c, { HOLON_CACHE_DIR: join(blocked, 'cache') });
+    expect(r.cc).toEqual({ taken: 0, of: N, learned: N });
+    expect(r.stderr).not.toMatch(/error|ENOTDIR/i);
+    expect(r.json).toEqual(expected);
+  });
+
+  it('reads index versions 2, 3 (skip-worktree) and 4 and a linked worktree; a split index or GIT_DIR gives no answer', async () => {
+    const { dir, ids } = await origin();
+    const { cache } = await warmCache(dir);
+    const fresh = (c: string) => rmSync(join(c, '.holon/local'), { recursive: true, force: true });
+    const take = async (c: string, taken: number) => {
+      fresh(c);
+      const r = await frontier(c, { HOLON_CACHE_DIR: cache });
+      // A file git does not vouch for is parsed, and not learned: the cache does not name its blob.
+      expect(r.cc).toEqual({ taken, of: N, learned: 0 });
+      expect(r.json).toEqual(await full(c));
+      return r;
+    };
+    const c = await cloneOf(dir);
+    expect(readFileSync(join(c, '.git/index')).readUInt32BE(4)).toBe(2);
+    await take(c, N);
+
+    git(c, 'update-index', '--index-version', '4');
+    expect(readFileSync(join(c, '.git/index')).readUInt32BE(4)).toBe(4);
+    await take(c, N);
+
+    // skip-worktree (an extended flag: version 3): git says nothing of that file's content.
+    git(c, 'update-index', '--index-version', '2');
+    git(c, 'update-index', '--skip-worktree', `.holon/agents/main/work/${ids[1]}.md`);
+    expect(readFileSync(join(c, '.git/index')).readUInt32BE(4)).toBe(3);
+    await take(c, N - 1);
+    git(c, 'update-index', '--no-skip-worktree', `.holon/agents/main/work/${ids[1]}.md`);
+
+    // A split index keeps entries in a second file: not read at all.
+    git(c, 'update-index', '--split-index');
+    fresh(c);
+    let r = await frontier(c, { HOLON_CACHE_DIR: cache });
+    expect(r.cc).toBeNull();
+    expect(r.none).toMatch(/git index/);
+    expect(r.json).toEqual(await full(c));
+    git(c, 'update-index', '--no-split-index');
+
+    // GIT_DIR set: git's index may be another checkout's.
+    fresh(c);
+    r = await frontier(c, { HOLON_CACHE_DIR: cache, GIT_DIR: join(c, '.git') });
+    expect(r.cc).toBeNull();
+    expect(r.json).toEqual(await full(c));
+
+    // A linked worktree: `.git` is a file; its index is its own.
+    const wt = join(tempDir(), 'wt');
+    git(c, 'worktree', 'add', '-q', '-b', 'other', wt);
+    await sleep(30);
+    git(wt, 'update-index', '--force-write-index');
+    await take(wt, N);
+  });
+});

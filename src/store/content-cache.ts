@@ -132,6 +132,13 @@ export class AgentContent {
     this.learned++;
   }
 
+  /** A parse that gave a problem: never written (it names its file's path, this checkout's), so not learned. */
+  unlearn(i: number): void {
+    if (!this.known[i]) return;
+    this.known[i] = 0;
+    this.learned--;
+  }
+
   /** Writes the entries of every known file as the cache (in parts: megabytes at 50,000), if anything was learned. */
   save(names: string[], entries: Record<string, Entry>): void {
     if (!this.learned) return;

@@ -276,6 +276,7 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph, conte
       patch.push([name, entry]);
     } else if (!entry || entry[0] !== key) {
       const parsed = parseEntry(prefix + name, id, agent, key, !listing.irregular.has(name), cc ? (text) => cc.learn(name, i, text) : undefined);
+      if (cc && parsed && parsed[2]) cc.unlearn(i);
       if (!parsed) {
         // Unreadable now (gone meanwhile, a read error): kept in the snapshot as never matching, so a
         // listing rebuilt from it (kept-listing.ts) still names the file and it is read again.

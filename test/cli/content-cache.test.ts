@@ -42,6 +42,7 @@ async function cloneOf(src: string): Promise<string> {
   return dir;
 }
 
+const fresh = (dir: string) => rmSync(join(dir, '.holon/local'), { recursive: true, force: true });
 const workFile = (dir: string, id: string) => join(dir, '.holon/agents/main/work', `${id}.md`);
 
 /** `frontier --json --all` with the trace; `cc` is what the content cache line says (null: none). */
@@ -113,6 +114,22 @@ describe('the machine content cache', () => {
     expect(again.json).toEqual(r.json);
   });
 
+  it('never keeps a problem (it names its file, which is the checkout\'s): each clone reports its own path', async () => {
+    const { dir } = await origin();
+    writeFileSync(workFile(dir, 'w-bad00001'), '---\nid: "w-bad00001"\ntitle: "bad"\nagent: "main"\nstatus: "bogus"\nclass: "advancement_task"\npriority: "P1"\ncreated_at: "2026-11-01T00:00:00Z"\nrevision: 1\n---\n');
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-qm', 'a bad record');
+    const cache = tempDir('holon-cc-');
+    for (const [i, learned, taken] of [[0, N, 0], [1, 0, N]]) {
+      const c = await cloneOf(dir);
+      const r = await frontier(c, { HOLON_CACHE_DIR: cache });
+      // The bad record is parsed every time: its entry is never written, and no clone learns it.
+      expect(r.cc, `clone ${i}`).toEqual({ taken, of: N + 1, learned });
+      expect(r.json.problems.map((p: any) => p.file)).toEqual([workFile(c, 'w-bad00001')]);
+      expect(r.json).toEqual(await full(c));
+    }
+  });
+
   it('a file edited after the clone (same size, same mtime) is parsed, not taken: its ctime is not what git recorded', async () => {
     const { dir, ids } = await origin();
     const { cache } = await warmCache(dir);
@@ -139,6 +156,15 @@ describe('the machine content cache', () => {
     expect(r.cc).toEqual({ taken: N - 1, of: N, learned: 0 });
     expect(verdict(r.json, id)).toBe('closed');
     expect(r.json).toEqual(await full(c));
+    // The edited text is not its blob's: nothing was learned from it, so another clone still takes
+    // (or parses) the original.
+    const other = await cloneOf(dir);
+    fresh(other);
+    const o = await frontier(other, { HOLON_CACHE_DIR: cache });
+    expect(o.cc).toEqual({ taken: N, of: N, learned: 0 });
+    expect(verdict(o.json, id)).toBe(verdict(before, id));
+    expect(verdict(before, id)).toMatch(/^runnable/);
+    expect(o.json).toEqual(before);
   });
 
   it('vouches for nothing that is racily clean: files not older than the index file are parsed', async () => {
@@ -177,7 +203,6 @@ describe('the machine content cache', () => {
     const good = readFileSync(file, 'utf8');
     const c = await cloneOf(dir);
     const expected = await full(c);
-    const fresh = () => rmSync(join(c, '.holon/local'), { recursive: true, force: true });
 
     writeFileSync(file, good.slice(0, good.length >> 1));
     let r = await frontier(c, { HOLON_CACHE_DIR: cache });
@@ -186,23 +211,27 @@ describe('the machine content cache', () => {
     // Learned again: written whole.
     expect(Object.keys(JSON.parse(readFileSync(file, 'utf8')).entries)).toHaveLength(N);
 
-    fresh();
+    fresh(c);
     writeFileSync(file, good.replace(/"build":"[^"]*"/, '"build":"13/0.0.0/another"'));
     r = await frontier(c, { HOLON_CACHE_DIR: cache });
     expect(r.cc).toEqual({ taken: 0, of: N, learned: N });
     expect(r.json).toEqual(expected);
 
     // Entries of the right build but not of an entry's shape.
-    fresh();
+    fresh(c);
     const odd = JSON.parse(good);
-    for (const k of Object.keys(odd.entries)) odd.entries[k] = [odd.entries[k][0], 5, 0, 'x', 0];
+    // (Half with no slim, half with a hash that is no number.)
+    Object.keys(odd.entries).forEach((k, i) => {
+      const [blob, slim, , hash] = odd.entries[k];
+      odd.entries[k] = i % 2 ? [blob, 5, 0, hash, 0] : [blob, slim, 0, 'x', 0];
+    });
     writeFileSync(file, JSON.stringify(odd));
     r = await frontier(c, { HOLON_CACHE_DIR: cache });
     expect(r.cc).toEqual({ taken: 0, of: N, learned: N });
     expect(r.json).toEqual(expected);
 
     // A cache folder that cannot be made (a file is in the way): nothing written, nothing fails.
-    fresh();
+    fresh(c);
     const blocked = join(tempDir(), 'file');
     writeFileSync(blocked, '');
     r = await frontier(c, { HOLON_CACHE_DIR: join(blocked, 'cache') });
@@ -214,7 +243,6 @@ describe('the machine content cache', () => {
   it('reads index versions 2, 3 (skip-worktree) and 4 and a linked worktree; a split index or GIT_DIR gives no answer', async () => {
     const { dir, ids } = await origin();
     const { cache } = await warmCache(dir);
-    const fresh = (c: string) => rmSync(join(c, '.holon/local'), { recursive: true, force: true });
     const take = async (c: string, taken: number) => {
       fresh(c);
       const r = await frontier(c, { HOLON_CACHE_DIR: cache });

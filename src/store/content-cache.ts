@@ -88,7 +88,7 @@ const usable = (e: unknown): e is Entry =>
 export class AgentContent {
   readonly entries: Record<string, unknown> | null;
   private readonly work: Map<string, number> | undefined;
-  /** 1 at each listing index whose entry is known to be its blob's (taken, learned, or a vouched graph-cache hit). */
+  /** Non-zero at each listing index whose entry is known to be its blob's (taken, parsed, a vouched graph-cache hit); 2: new to the cache. */
   private readonly known: Uint8Array;
   private readonly path: string;
   taken = 0;
@@ -127,16 +127,19 @@ export class AgentContent {
     const at = this.work?.get(name);
     if (at === undefined) return;
     const size = Buffer.byteLength(text);
-    if (`${sha1Hex(`blob ${size}\0${text}`)}:${size}` !== this.src.git.blobKey(at)) return;
-    this.known[i] = 1;
-    this.learned++;
+    const key = this.src.git.blobKey(at);
+    if (`${sha1Hex(`blob ${size}\0${text}`)}:${size}` !== key) return;
+    // Learned (2) only if the cache did not hold that blob's entry already (a checkout whose index has
+    // stale numbers, until a `git status` refreshes them, is parsed every time: no write for that).
+    const had = this.entries?.[name];
+    this.known[i] = usable(had) && had[0] === key ? 1 : 2;
+    if (this.known[i] === 2) this.learned++;
   }
 
-  /** A parse that gave a problem: never written (it names its file's path, this checkout's), so not learned. */
+  /** A parse that gave a problem: never written (it names its file's path, this checkout's), so not known. */
   unlearn(i: number): void {
-    if (!this.known[i]) return;
+    if (this.known[i] === 2) this.learned--;
     this.known[i] = 0;
-    this.learned--;
   }
 
   /** Writes the entries of every known file as the cache (in parts: megabytes at 50,000), if anything was learned. */

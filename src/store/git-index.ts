@@ -126,6 +126,11 @@ function parseIndex(buf: Buffer, dv: DataView, prefix: Buffer, indexMs: number):
   const end = buf.length - 20; // the checksum
   const out = new Map<string, Map<string, number>>();
   const plen = prefix.length;
+  const prefixText = prefix.toString('utf8');
+  // String positions (a home's path may hold characters of more than one byte).
+  const pl = prefixText.length;
+  let agent = '';
+  let names: Map<string, number> | undefined;
   // v4 names are the previous name less N bytes plus a suffix: rebuilt here, in one reused buffer.
   let cur = version === 4 ? Buffer.alloc(4096) : buf;
   let curLen = 0;
@@ -173,20 +178,22 @@ function parseIndex(buf: Buffer, dv: DataView, prefix: Buffer, indexMs: number):
       // Padded with 1 to 8 NULs to a multiple of 8 bytes from the entry's start.
       next = at + ((nul - at + 8) & ~7);
     }
-    let match = to - from > plen;
-    for (let k = 0; match && k < plen; k++) match = cur[from + k] === prefix[k];
-    if (match) {
-      const mode = dv.getUint32(at + 24);
-      const stage = (flags >> 12) & 3;
-      const plain = stage === 0 && (ext & 0x6000) === 0 && (mode & 0o170000) === 0o100000;
-      if (plain && msOf(dv.getUint32(at + 8), dv.getUint32(at + 12)) < indexMs && msOf(dv.getUint32(at), dv.getUint32(at + 4)) < indexMs) {
-        const rest = cur.toString('utf8', from + plen, to);
-        const slash = rest.indexOf('/');
-        if (slash > 0 && rest.startsWith('/work/', slash) && rest.indexOf('/', slash + 6) < 0) {
-          const agent = rest.slice(0, slash);
-          let names = out.get(agent);
-          if (!names) out.set(agent, (names = new Map()));
-          names.set(rest.slice(slash + 6), at);
+    // The first byte rejects most other paths without decoding them; the rest is compared as a string.
+    if (to - from > plen && cur[from] === prefix[0]) {
+      const path = cur.toString('utf8', from, to);
+      const slash = path.startsWith(prefixText) ? path.indexOf('/', pl) : -1;
+      if (slash > pl && path.startsWith('/work/', slash) && path.indexOf('/', slash + 6) < 0) {
+        const mode = dv.getUint32(at + 24);
+        const stage = (flags >> 12) & 3;
+        const plain = stage === 0 && (ext & 0x6000) === 0 && (mode & 0o170000) === 0o100000;
+        if (plain && msOf(dv.getUint32(at + 8), dv.getUint32(at + 12)) < indexMs && msOf(dv.getUint32(at), dv.getUint32(at + 4)) < indexMs) {
+          // Entries are sorted by path: one agent's files come together.
+          if (!agent || !path.startsWith(agent, pl) || path.charCodeAt(pl + agent.length) !== 47) {
+            agent = path.slice(pl, slash);
+            names = out.get(agent);
+            if (!names) out.set(agent, (names = new Map()));
+          }
+          names!.set(path.slice(slash + 6), at);
         }
       }
     }

@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { writeCache } from './cache-file.js';
-import { readGitIndex, type GitIndex } from './git-index.js';
+import { readGitIndex, type GitIndex, type WorkIndex } from './git-index.js';
 import { sha1Hex } from './sha1.js';
 import type { Listing } from './work-listing.js';
 
@@ -64,10 +64,10 @@ export interface ContentSource {
 }
 
 /** Null (and why, for the trace) when there is no cache or git's index gives no answer. */
-export function contentSource(homeDir: string, env: NodeJS.ProcessEnv = process.env): ContentSource | string {
+export function contentSource(homeDir: string, listings: ReadonlyArray<{ agent: string; names: string[] }>, env: NodeJS.ProcessEnv = process.env): ContentSource | string {
   const dir = contentCacheDir(env);
   if (!dir) return 'HOLON_CACHE_DIR=off';
-  const git = readGitIndex(homeDir, env);
+  const git = readGitIndex(homeDir, listings, env);
   if (!git) return "no git index to vouch for files";
   return { git, dir, repo: sha1Hex(repositoryName(git.commonDir)).slice(0, 16) };
 }
@@ -87,7 +87,7 @@ const usable = (e: unknown): e is Entry =>
  */
 export class AgentContent {
   readonly entries: Record<string, unknown> | null;
-  private readonly work: Map<string, number> | undefined;
+  private readonly work: WorkIndex | undefined;
   /** Non-zero at each listing index whose entry is known to be its blob's (taken, parsed, a vouched graph-cache hit); 2: new to the cache. */
   private readonly known: Uint8Array;
   private readonly path: string;
@@ -101,22 +101,20 @@ export class AgentContent {
     this.entries = this.work ? readEntries(this.path, version, stamp) : null;
   }
 
-  /** The offset of the file's index entry if git vouches that the file is what it recorded; -1 if not. */
-  vouched(listing: Listing, name: string, i: number): number {
-    const at = this.work?.get(name);
-    if (at === undefined || listing.linked.has(name) || listing.irregular.has(name) || !this.src.git.vouches(at, listing.stats, i)) return -1;
-    return at;
+  /** Whether git vouches that the listed file at `i` is what its index entry recorded. */
+  vouched(listing: Listing, name: string, i: number): boolean {
+    return this.work !== undefined && this.work.vouches(i, listing.stats) && !listing.linked.has(name) && !listing.irregular.has(name);
   }
 
-  /** A graph-cache entry whose key matches a file git vouches for (at `at`): that blob's entry. */
+  /** A graph-cache entry whose key matches a file git vouches for: that blob's entry. */
   keep(i: number): void {
     this.known[i] = 1;
   }
 
   /** The cached entry of the blob git vouches the file at `i` is, or null. Its first element is for the caller to set. */
-  take(name: string, i: number, at: number): Entry | null {
+  take(name: string, i: number): Entry | null {
     const e = this.entries?.[name];
-    if (!usable(e) || e[0] !== this.src.git.blobKey(at)) return null;
+    if (!usable(e) || e[0] !== this.work!.blobKey(i)) return null;
     this.known[i] = 1;
     this.taken++;
     return e;
@@ -124,10 +122,9 @@ export class AgentContent {
 
   /** A file's text as it was just parsed: its entry is its blob's if the text is the blob git's index names. */
   learn(name: string, i: number, text: string): void {
-    const at = this.work?.get(name);
-    if (at === undefined) return;
+    if (!this.work?.has(i)) return;
     const size = Buffer.byteLength(text);
-    const key = this.src.git.blobKey(at);
+    const key = this.work.blobKey(i);
     if (`${sha1Hex(`blob ${size}\0${text}`)}:${size}` !== key) return;
     // Learned (2) only if the cache did not hold that blob's entry already (a checkout whose index has
     // stale numbers, until a `git status` refreshes them, is parsed every time: no write for that).
@@ -145,7 +142,10 @@ export class AgentContent {
   /** Writes the entries of every known file as the cache (in parts: megabytes at 50,000), if anything was learned. */
   save(names: string[], entries: Record<string, Entry>): void {
     if (!this.learned) return;
-    const { known, work, src } = this;
+    const { known, src } = this;
+    const work = this.work;
+    if (!work) return;
+    const w: WorkIndex = work;
     const version = this.version;
     const stamp = this.stamp;
     function* parts(): Generator<string> {
@@ -154,16 +154,16 @@ export class AgentContent {
       let n = 0;
       for (let i = 0; i < names.length; i++) {
         const e = known[i] ? entries[names[i]] : undefined;
-        const at = work?.get(names[i]);
-        if (!e || at === undefined || e[2] !== 0) continue;
+        if (!e || !w.has(i) || e[2] !== 0) continue;
         // Whatever the entry holds after its key, copied as it is.
-        part += `${n ? ',' : ''}${JSON.stringify(names[i])}:${JSON.stringify([src.git.blobKey(at), ...e.slice(1)])}`;
+        // One entry a line (see readEntries).
+        part += `${n ? ',\n' : '\n'}${JSON.stringify(names[i])}:${JSON.stringify([w.blobKey(i), ...e.slice(1)])}`;
         if (++n % 2000 === 0) {
           yield part;
           part = '';
         }
       }
-      yield `${part}}}`;
+      yield `${part}\n}}\n`;
     }
     writeCache(this.path, parts(), join(src.dir, 'tmp'));
   }
@@ -172,18 +172,61 @@ export class AgentContent {
 const head = (version: number, stamp: string) => `{"version":${version},"build":${JSON.stringify(stamp)},"entries":{`;
 
 /** The file's entries, or null: none, torn, another build's (told by its head, before any parse). */
+/**
+ * The file's entries, or null: none, torn, another build's (told by its head, before any parse). It
+ * is JSON with one entry a line, read a quarter MB at a time and parsed a window of lines at a time:
+ * at 50,000 items, the whole text as one 8 MB string, live beside what it parses to, raised a cold
+ * frontier's peak memory by tens of MB.
+ */
 function readEntries(path: string, version: number, stamp: string): Record<string, unknown> | null {
-  let text: string;
+  let fd: number;
   try {
-    text = readFileSync(path, 'utf8');
+    fd = openSync(path, 'r');
   } catch {
     return null;
   }
-  if (!text.startsWith(head(version, stamp))) return null;
   try {
-    const c = JSON.parse(text);
-    return c && c.entries && typeof c.entries === 'object' && !Array.isArray(c.entries) ? c.entries : null;
+    const h = Buffer.from(head(version, stamp) + '\n');
+    let buf = Buffer.allocUnsafe(1 << 18);
+    let len = readSync(fd, buf, 0, buf.length, 0);
+    if (len < h.length || h.compare(buf, 0, h.length) !== 0) return null;
+    const entries: Record<string, unknown> = {};
+    let from = h.length;
+    let pos = len;
+    for (;;) {
+      const last = buf.lastIndexOf(10, len - 1);
+      if (last >= from) {
+        // Whole lines `"NAME":[...],`: the last one's comma (if any) dropped for the parse.
+        let text = buf.toString('utf8', from, last);
+        if (text.endsWith('}}')) {
+          text = text.slice(0, -2).trimEnd();
+          if (text) Object.assign(entries, JSON.parse(`{${text}}`));
+          return entries;
+        }
+        if (text.endsWith(',')) text = text.slice(0, -1);
+        if (text) Object.assign(entries, JSON.parse(`{${text}}`));
+        from = last + 1;
+      }
+      // The rest of the window (a line begun) first, then more of the file.
+      if (from > 0) {
+        buf.copy(buf, 0, from, len);
+        len -= from;
+        from = 0;
+      }
+      if (len === buf.length) {
+        const bigger = Buffer.allocUnsafe(2 * buf.length);
+        buf.copy(bigger, 0, 0, len);
+        buf = bigger;
+      }
+      const got = readSync(fd, buf, len, buf.length - len, pos);
+      // The end without its closing line: torn.
+      if (got <= 0) return null;
+      len += got;
+      pos += got;
+    }
   } catch {
     return null;
+  } finally {
+    closeSync(fd);
   }
 }

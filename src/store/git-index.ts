@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 
 /**
@@ -22,19 +22,27 @@ import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
  * refuse, a torn file. And an entry vouches only for a file git itself would call clean without
  * reading it: stage 0 (no conflict), a regular file, neither skip-worktree nor intent-to-add.
  *
- * Compact by design (50,000 entries): the index stays one Buffer; per entry only its name and its
- * offset in that Buffer are kept, and the blob id and numbers are read from it when a name is asked for.
+ * Compact by design (50,000 entries): the index is read in windows of a quarter MB, never whole, and
+ * what is kept is only, for each listed work file git vouches for, its numbers and blob id in typed
+ * arrays by listing position (44 bytes a file): no object or string per entry outlives the walk. At
+ * 50,000 items the whole index in one Buffer and a map of its names raised a cold frontier's peak
+ * memory by some 20 MB.
  */
 
 export interface GitIndex {
   /** The git folder shared by every worktree of the repository (its config names the repository). */
   commonDir: string;
-  /** An agent's work files git vouches for: file name to the entry's offset (for `vouches`, `blobKey`). */
-  work(agent: string): Map<string, number> | undefined;
-  /** Whether the file at `i` of a listing's numbers (work-listing.ts) is what the entry at `at` recorded. */
-  vouches(at: number, stats: Float64Array, i: number): boolean;
+  /** What git vouches for of one agent's listed files, by listing position; undefined: nothing. */
+  work(agent: string): WorkIndex | undefined;
+}
+
+export interface WorkIndex {
+  /** Whether git's index has a plain, not racily clean entry for the listed file at `i`. */
+  has(i: number): boolean;
+  /** Whether the file's numbers as listed (work-listing.ts) are what that entry recorded. */
+  vouches(i: number, stats: Float64Array): boolean;
   /** The entry's blob id and recorded size, `HEX:SIZE`: the key of the content cache. */
-  blobKey(at: number): string;
+  blobKey(i: number): string;
 }
 
 /** The git folder of the checkout that holds `dir`, and that checkout's root; null when none. */
@@ -61,152 +69,240 @@ const msOf = (s: number, ns: number) => s * 1e3 + ns / 1e6;
 
 /** Stat data offsets in an entry: ctime s/ns 0/4, mtime s/ns 8/12, dev 16, ino 20, mode 24, size 36, blob 40, flags 60. */
 const NAME_AT = 62;
+/** Kept per vouched file: ino, size, mtime s, ns, ctime s, ns (u32 each). */
+const NUMS = 6;
+
+const worktreeSet = (file: string) => {
+  try {
+    return /^\s*worktree\s*=/im.test(readFileSync(file, 'utf8'));
+  } catch {
+    return false;
+  }
+};
 
 /**
- * git's index for the checkout that holds `home` (absolute), for the work files of its agents
+ * git's index for the checkout that holds `home` (absolute), for the listed work files of its agents
  * (`agents/AGENT/work/NAME`); null when it cannot be read with certainty (see above).
  */
-export function readGitIndex(home: string, env: NodeJS.ProcessEnv = process.env): GitIndex | null {
+export function readGitIndex(home: string, listings: ReadonlyArray<{ agent: string; names: string[] }>, env: NodeJS.ProcessEnv = process.env): GitIndex | null {
   if (env.GIT_DIR || env.GIT_INDEX_FILE || env.GIT_WORK_TREE || env.GIT_COMMON_DIR) return null;
   const found = findGitDir(home);
   if (!found) return null;
-  let buf: Buffer;
-  let indexMs: number;
   let commonDir = found.gitDir;
   try {
-    try {
-      const c = readFileSync(join(found.gitDir, 'commondir'), 'utf8').trim();
-      commonDir = isAbsolute(c) ? c : resolve(found.gitDir, c);
-    } catch {
-      // Not a linked worktree: its git folder is the common one.
-    }
-    // A work tree set elsewhere: index paths would be relative to another folder.
-    const worktreeSet = (file: string) => {
-      try {
-        return /^\s*worktree\s*=/im.test(readFileSync(file, 'utf8'));
-      } catch {
-        return false;
-      }
-    };
-    if (worktreeSet(join(commonDir, 'config')) || worktreeSet(join(found.gitDir, 'config.worktree'))) return null;
-    const path = join(found.gitDir, 'index');
-    // The index's mtime before its bytes: an index replaced in between is newer, never older, than the one read.
-    indexMs = statSync(path).mtimeMs;
-    buf = readFileSync(path);
+    const c = readFileSync(join(found.gitDir, 'commondir'), 'utf8').trim();
+    commonDir = isAbsolute(c) ? c : resolve(found.gitDir, c);
+  } catch {
+    // Not a linked worktree: its git folder is the common one.
+  }
+  // A work tree set elsewhere: index paths would be relative to another folder.
+  if (worktreeSet(join(commonDir, 'config')) || worktreeSet(join(found.gitDir, 'config.worktree'))) return null;
+  const rel = relative(found.root, home).split('\\').join('/');
+  if (rel.startsWith('..') || isAbsolute(rel)) return null;
+  let fd: number;
+  try {
+    fd = openSync(join(found.gitDir, 'index'), 'r');
   } catch {
     return null;
   }
-  const rel = relative(found.root, home).split('\\').join('/');
-  if (rel.startsWith('..') || isAbsolute(rel)) return null;
-  // DataView and Uint8Array methods are builtins, fast without the optimizing compiler (off for a
-  // short command, bin/holon.js); Buffer's readUInt32BE and indexOf are JavaScript, several times slower.
-  const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-  const agents = parseIndex(buf, dv, Buffer.from(`${rel ? rel + '/' : ''}agents/`), indexMs);
-  if (!agents) return null;
-  const u32 = (at: number) => dv.getUint32(at);
-  return {
-    commonDir,
-    work: (agent) => agents.get(agent),
-    vouches: (at, stats, i) => {
-      const j = 4 * i;
-      // git keeps the low 32 bits of the inode and the size.
-      return stats[j] % 2 ** 32 === u32(at + 20) && stats[j + 1] % 2 ** 32 === u32(at + 36) && stats[j + 2] === msOf(u32(at + 8), u32(at + 12)) && stats[j + 3] === msOf(u32(at), u32(at + 4));
-    },
-    blobKey: (at) => `${buf.toString('hex', at + 40, at + 60)}:${u32(at + 36)}`,
-  };
+  try {
+    const agents = walk(new Reader(fd), `${rel ? rel + '/' : ''}agents/`, listings);
+    return agents && { commonDir, work: (agent) => agents.get(agent) };
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
 }
 
-/** The plain, not racily clean entries under `prefix` + `AGENT/work/`, by agent and file name; null when unsure. */
-function parseIndex(buf: Buffer, dv: DataView, prefix: Buffer, indexMs: number): Map<string, Map<string, number>> | null {
-  if (buf.length < 32 || buf.toString('latin1', 0, 4) !== 'DIRC') return null;
-  const version = dv.getUint32(4);
+/** The index file through a window of its bytes (sequential reads; a window is read again where an entry does not fit). */
+class Reader {
+  buf = Buffer.allocUnsafe(1 << 18);
+  // DataView and Uint8Array methods are builtins, fast without the optimizing compiler (off for a
+  // short command, bin/holon.js); Buffer's readUInt32BE and indexOf are JavaScript, several times slower.
+  dv = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.length);
+  u8 = new Uint8Array(this.buf.buffer, this.buf.byteOffset, this.buf.length);
+  /** The file offset of buf[0], and how many bytes of buf are the file's. */
+  start = 0;
+  len = 0;
+  readonly size: number;
+  /** The index file's mtime, from the same open file as its bytes. */
+  readonly mtimeMs: number;
+
+  constructor(private readonly fd: number) {
+    const st = fstatSync(fd);
+    this.size = st.size;
+    this.mtimeMs = st.mtimeMs;
+  }
+
+  /** Makes file bytes [at, at + n) readable at buf[at - start]; false past the end of the file. */
+  ensure(at: number, n: number): boolean {
+    if (at + n > this.size) return false;
+    if (at >= this.start && at + n <= this.start + this.len) return true;
+    if (n > this.buf.length) {
+      this.buf = Buffer.allocUnsafe(2 * n);
+      this.dv = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.length);
+      this.u8 = new Uint8Array(this.buf.buffer, this.buf.byteOffset, this.buf.length);
+    }
+    const want = Math.min(this.buf.length, this.size - at);
+    let got = 0;
+    while (got < want) {
+      const r = readSync(this.fd, this.buf, got, want - got, at + got);
+      if (r <= 0) return false;
+      got += r;
+    }
+    this.start = at;
+    this.len = got;
+    return true;
+  }
+
+  /** The file offset of the first NUL at or after `p` (reading on as needed), or -1 before `end`. */
+  nul(p: number, end: number): number {
+    for (let n = Math.min(4096, end - p); ; n = Math.min(2 * n, end - p)) {
+      if (n <= 0 || !this.ensure(p, n)) return -1;
+      const i = this.u8.indexOf(0, p - this.start);
+      if (i >= 0 && i < p - this.start + n) return this.start + i;
+      if (p + n >= end) return -1;
+    }
+  }
+}
+
+/**
+ * The plain, not racily clean entries under `prefix` + `AGENT/work/NAME` for the listed names, in
+ * typed arrays by listing position; null when unsure (another version, a split index, a torn file).
+ */
+function walk(r: Reader, prefixText: string, listings: ReadonlyArray<{ agent: string; names: string[] }>): Map<string, WorkIndex> | null {
+  if (!r.ensure(0, 12) || r.buf.toString('latin1', 0, 4) !== 'DIRC') return null;
+  const version = r.dv.getUint32(4);
   if (version < 2 || version > 4) return null;
-  const count = dv.getUint32(8);
-  const u8 = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
-  const end = buf.length - 20; // the checksum
-  const out = new Map<string, Map<string, number>>();
+  const count = r.dv.getUint32(8);
+  const end = r.size - 20; // the checksum
+  const indexMs = r.mtimeMs;
+  // Each agent's names to listing positions (the listing's own strings: no copies).
+  const byAgent = new Map<string, { pos: Map<string, number>; nums: Uint32Array; blobs: Buffer; has: Uint8Array }>();
+  for (const l of listings) {
+    const pos = new Map<string, number>();
+    for (let i = 0; i < l.names.length; i++) pos.set(l.names[i], i);
+    byAgent.set(l.agent, { pos, nums: new Uint32Array(NUMS * l.names.length), blobs: Buffer.alloc(20 * l.names.length), has: new Uint8Array(l.names.length) });
+  }
+  const prefix = Buffer.from(prefixText);
   const plen = prefix.length;
-  const prefixText = prefix.toString('utf8');
   // String positions (a home's path may hold characters of more than one byte).
   const pl = prefixText.length;
   let agent = '';
-  let names: Map<string, number> | undefined;
+  let into: ReturnType<typeof byAgent.get>;
   // v4 names are the previous name less N bytes plus a suffix: rebuilt here, in one reused buffer.
-  let cur = version === 4 ? Buffer.alloc(4096) : buf;
+  let cur = Buffer.alloc(version === 4 ? 4096 : 0);
   let curLen = 0;
   let at = 12;
   for (let n = 0; n < count; n++) {
-    if (at + NAME_AT > end) return null;
-    const flags = dv.getUint16(at + 60);
+    if (!r.ensure(at, NAME_AT + 2) && !r.ensure(at, NAME_AT)) return null;
+    const dv = r.dv;
+    const o = at - r.start;
+    const flags = dv.getUint16(o + 60);
     const extended = version >= 3 && (flags & 0x4000) !== 0;
-    const ext = extended ? dv.getUint16(at + NAME_AT) : 0;
+    const ext = extended ? dv.getUint16(o + NAME_AT) : 0;
     const nameAt = at + NAME_AT + (extended ? 2 : 0);
-    // The name is cur[from, to): in the index itself (v2, v3) or in the rebuilt buffer (v4).
+    let next: number;
+    let name: Buffer;
     let from: number;
     let to: number;
-    let next: number;
     if (version === 4) {
       let strip = 0;
       let p = nameAt;
       let byte: number;
       do {
-        if (p >= end) return null;
-        byte = buf[p++];
+        if (!r.ensure(p, 1)) return null;
+        byte = r.u8[p++ - r.start];
         strip = (strip << 7) | (byte & 0x7f);
         if (byte & 0x80) strip++;
       } while (byte & 0x80);
-      const nul = u8.indexOf(0, p);
-      if (nul < 0 || nul >= end || strip > curLen) return null;
+      const nul = r.nul(p, end);
+      if (nul < 0 || strip > curLen) return null;
       const keep = curLen - strip;
       if (keep + nul - p > cur.length) {
         const bigger = Buffer.alloc(2 * (keep + nul - p));
         cur.copy(bigger, 0, 0, keep);
         cur = bigger;
       }
-      buf.copy(cur, keep, p, nul);
+      r.buf.copy(cur, keep, p - r.start, nul - r.start);
       curLen = keep + nul - p;
+      name = cur;
       from = 0;
       to = curLen;
       next = nul + 1;
     } else {
       // The flags' low 12 bits are the name's length (0xFFF: that long or longer).
       const len = flags & 0xfff;
-      const nul = len < 0xfff ? nameAt + len : u8.indexOf(0, nameAt + len);
-      if (nul < 0 || nul >= end || u8[nul] !== 0) return null;
-      from = nameAt;
-      to = nul;
+      const nul = len < 0xfff ? nameAt + len : r.nul(nameAt + len, end);
+      if (nul < 0 || !r.ensure(at, nul + 1 - at) || r.u8[nul - r.start] !== 0) return null;
+      name = r.buf;
+      from = nameAt - r.start;
+      to = nul - r.start;
       // Padded with 1 to 8 NULs to a multiple of 8 bytes from the entry's start.
       next = at + ((nul - at + 8) & ~7);
     }
+    // The entry's numbers in the window again (reading its name may have moved the window past them).
+    if (!r.ensure(at, NAME_AT)) return null;
+    const e = at - r.start;
     // The first byte rejects most other paths without decoding them; the rest is compared as a string.
-    if (to - from > plen && cur[from] === prefix[0]) {
-      const path = cur.toString('utf8', from, to);
+    if (to - from > plen && name[from] === prefix[0]) {
+      const path = name.toString('utf8', from, to);
       const slash = path.startsWith(prefixText) ? path.indexOf('/', pl) : -1;
       if (slash > pl && path.startsWith('/work/', slash) && path.indexOf('/', slash + 6) < 0) {
-        const mode = dv.getUint32(at + 24);
-        const stage = (flags >> 12) & 3;
-        const plain = stage === 0 && (ext & 0x6000) === 0 && (mode & 0o170000) === 0o100000;
-        if (plain && msOf(dv.getUint32(at + 8), dv.getUint32(at + 12)) < indexMs && msOf(dv.getUint32(at), dv.getUint32(at + 4)) < indexMs) {
+        if (!agent || !path.startsWith(agent, pl) || path.charCodeAt(pl + agent.length) !== 47) {
           // Entries are sorted by path: one agent's files come together.
-          if (!agent || !path.startsWith(agent, pl) || path.charCodeAt(pl + agent.length) !== 47) {
-            agent = path.slice(pl, slash);
-            names = out.get(agent);
-            if (!names) out.set(agent, (names = new Map()));
+          agent = path.slice(pl, slash);
+          into = byAgent.get(agent);
+        }
+        const i = into?.pos.get(path.slice(slash + 6));
+        if (i !== undefined) {
+          const dv2 = r.dv;
+          const mode = dv2.getUint32(e + 24);
+          const stage = (flags >> 12) & 3;
+          const plain = stage === 0 && (ext & 0x6000) === 0 && (mode & 0o170000) === 0o100000;
+          const mtime = msOf(dv2.getUint32(e + 8), dv2.getUint32(e + 12));
+          const ctime = msOf(dv2.getUint32(e), dv2.getUint32(e + 4));
+          if (plain && mtime < indexMs && ctime < indexMs) {
+            const nums = into!.nums;
+            const j = NUMS * i;
+            nums[j] = dv2.getUint32(e + 20);
+            nums[j + 1] = dv2.getUint32(e + 36);
+            nums[j + 2] = dv2.getUint32(e + 8);
+            nums[j + 3] = dv2.getUint32(e + 12);
+            nums[j + 4] = dv2.getUint32(e);
+            nums[j + 5] = dv2.getUint32(e + 4);
+            r.buf.copy(into!.blobs, 20 * i, e + 40, e + 60);
+            into!.has[i] = 1;
           }
-          names!.set(path.slice(slash + 6), at);
         }
       }
     }
     at = next;
   }
   // Extensions up to the checksum: a split index ("link") keeps entries in a second file; another
-  // extension not named in upper case is one git itself refuses to read without understanding it, except
-  // the sparse-directory marker, whose directory entries are not regular files and are skipped above.
+  // extension not named in upper case is one git itself refuses to read without understanding it,
+  // except the sparse-directory marker, whose directory entries are not regular files and are skipped above.
   while (at < end) {
-    if (at + 8 > end) return null;
-    const sig = buf.toString('latin1', at, at + 4);
+    if (at + 8 > end || !r.ensure(at, 8)) return null;
+    const sig = r.buf.toString('latin1', at - r.start, at - r.start + 4);
     if (!(sig[0] >= 'A' && sig[0] <= 'Z') && sig !== 'sdir') return null;
-    at += 8 + dv.getUint32(at + 4);
+    at += 8 + r.dv.getUint32(at - r.start + 4);
   }
-  return at === end ? out : null;
+  if (at !== end) return null;
+  const out = new Map<string, WorkIndex>();
+  for (const [a, { nums, blobs, has }] of byAgent) {
+    if (!has.includes(1)) continue;
+    out.set(a, {
+      has: (i) => has[i] === 1,
+      vouches: (i, stats) => {
+        const j = 4 * i;
+        const k = NUMS * i;
+        // git keeps the low 32 bits of the inode and the size.
+        return has[i] === 1 && stats[j] % 2 ** 32 === nums[k] && stats[j + 1] % 2 ** 32 === nums[k + 1] && stats[j + 2] === msOf(nums[k + 2], nums[k + 3]) && stats[j + 3] === msOf(nums[k + 4], nums[k + 5]);
+      },
+      blobKey: (i) => `${blobs.toString('hex', 20 * i, 20 * i + 20)}:${nums[NUMS * i + 1]}`,
+    });
+  }
+  return out;
 }

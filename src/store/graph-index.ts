@@ -265,9 +265,9 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph, conte
     const key = keys.get(name)!;
     let entry = entries[name];
     const id = name.slice(0, -3);
-    // Where git's index vouches for this file (-1: it does not; content-cache.ts).
-    const gitAt = cc ? cc.vouched(listing, name, i) : -1;
-    const taken = gitAt >= 0 && (!entry || entry[0] !== key) ? cc!.take(name, i, gitAt) : null;
+    // Whether git's index vouches for this file (content-cache.ts).
+    const vouched = cc !== null && cc.vouched(listing, name, i);
+    const taken = vouched && (!entry || entry[0] !== key) ? cc!.take(name, i) : null;
     if (taken) {
       // The blob's entry under this file's key (never matching if racy, as for a parse below).
       taken[0] = racy.has(name) ? '~' + key : key;
@@ -291,7 +291,7 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph, conte
       entries[name] = stored;
       entry = parsed;
       patch.push([name, stored]);
-    } else if (gitAt >= 0) cc!.keep(i);
+    } else if (vouched) cc!.keep(i);
     // Racy, hard-linked and irregular files never match in the snapshot: the next call looks at them again.
     const r = racy.has(name) || listing.linked.has(name) || listing.irregular.has(name);
     for (let k = 0; k < 4; k++) idxStats[4 * at + k] = r ? NaN : stats[4 * i + k];
@@ -369,9 +369,9 @@ export function quickDigest(home: Home, listing: Listing): { digest: number; sna
  * The content source, made on first need (a cold agent), once for all agents: git's index is read
  * once. Its own scope, so that nothing the loaded graph keeps (the `items` getter) holds git's index.
  */
-function onFirstNeed(homeDir: string): () => ContentSource | string {
+function onFirstNeed(homeDir: string, listings: Listing[]): () => ContentSource | string {
   let content: ContentSource | string | undefined;
-  return () => (content ??= contentSource(homeDir));
+  return () => (content ??= contentSource(homeDir, listings));
 }
 
 export function loadListings(home: Home, listings: Listing[]): LoadedGraph {
@@ -393,7 +393,7 @@ export function loadListings(home: Home, listings: Listing[]): LoadedGraph {
       return items;
     },
   };
-  const source = onFirstNeed(home.dir);
+  const source = onFirstNeed(home.dir, listings);
   // Listing order (directory order) is not sorted: the evaluator orders everything it prints itself.
   for (const l of listings) loadListed(home, l, out, source);
   return out;

@@ -96,6 +96,12 @@ async function warmCache(src: string) {
   return { cache, file: join(cache, files[0]) };
 }
 
+/** A content cache file as holon writes it: JSON, its head on the first line, then one entry a line. */
+function writeCacheFile(file: string, c: { version: number; build: string; entries: Record<string, unknown> }): void {
+  const lines = Object.entries(c.entries).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`);
+  writeFileSync(file, `{"version":${c.version},"build":${JSON.stringify(c.build)},"entries":{\n${lines.join(',\n')}\n}}\n`);
+}
+
 describe('the machine content cache', () => {
   it('a fresh clone takes every file git vouches for from it, and answers as a full evaluation; its next command uses local/', async () => {
     const { dir } = await origin();
@@ -191,7 +197,7 @@ describe('the machine content cache', () => {
     const cached = JSON.parse(readFileSync(file, 'utf8'));
     const [a, b] = [`${open}.md`, `${done}.md`];
     [cached.entries[a], cached.entries[b]] = [cached.entries[b], cached.entries[a]];
-    writeFileSync(file, JSON.stringify(cached));
+    writeCacheFile(file, cached);
     const r = await frontier(c, { HOLON_CACHE_DIR: cache });
     expect(r.cc).toEqual({ taken: N - 2, of: N, learned: 2 });
     expect(r.json).toEqual(before);
@@ -225,7 +231,7 @@ describe('the machine content cache', () => {
       const [blob, slim, , hash] = odd.entries[k];
       odd.entries[k] = i % 2 ? [blob, 5, 0, hash, 0] : [blob, slim, 0, 'x', 0];
     });
-    writeFileSync(file, JSON.stringify(odd));
+    writeCacheFile(file, odd);
     r = await frontier(c, { HOLON_CACHE_DIR: cache });
     expect(r.cc).toEqual({ taken: 0, of: N, learned: N });
     expect(r.json).toEqual(expected);

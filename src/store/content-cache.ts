@@ -187,7 +187,7 @@ function readEntries(path: string, version: number, stamp: string): Record<strin
   }
   try {
     const h = Buffer.from(head(version, stamp) + '\n');
-    let buf = Buffer.allocUnsafe(1 << 18);
+    let buf = Buffer.allocUnsafe(1 << 16);
     let len = readSync(fd, buf, 0, buf.length, 0);
     if (len < h.length || h.compare(buf, 0, h.length) !== 0) return null;
     const entries: Record<string, unknown> = {};

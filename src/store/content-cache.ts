@@ -15,8 +15,8 @@ import type { Listing } from './work-listing.js';
  * Where: `$HOLON_CACHE_DIR`, else `$XDG_CACHE_HOME/holon`, else `~/.cache/holon`;
  * `HOLON_CACHE_DIR=off` turns it off. One file per repository (its origin URL, else its git folder)
  * and agent, `content-REPO-AGENT.json`, in the shape of the graph cache's base,
- * `{version, build, entries: {NAME: entry}}`, except that an entry's first element is `BLOB:SIZE` (the
- * file's git blob id and length) where the graph cache has the file's stat key.
+ * `{version, build, entries: {NAME: entry}}` (one entry a line), except that an entry's first element
+ * is `BLOB:SIZE` (the file's git blob id and length) where the graph cache has the file's stat key.
  *
  * Why an entry taken from it is the one a parse would give (docs/frontier.md, "The machine content cache"):
  * - Written only for text whose own blob id holon computed when it parsed it (sha1 of
@@ -81,9 +81,9 @@ const usable = (e: unknown): e is Entry =>
 
 /**
  * One agent's content cache during one load of its listing (graph-index.ts loadListed): `entries` is
- * the file's parsed object (the graph cache may adopt it as its own), `vouched` the offset of the
- * file's index entry when git vouches for it, `take` the cached entry for that blob, `learn` notes a
- * parsed text, and `save` writes the cache again when anything was learned.
+ * the file's parsed object (the graph cache may adopt it as its own), `vouched` says whether git
+ * vouches for a listed file, `take` gives the cached entry of its blob, `learn` notes a parsed text,
+ * and `save` writes the cache again when anything was learned.
  */
 export class AgentContent {
   readonly entries: Record<string, unknown> | null;
@@ -174,7 +174,7 @@ const head = (version: number, stamp: string) => `{"version":${version},"build":
 /** The file's entries, or null: none, torn, another build's (told by its head, before any parse). */
 /**
  * The file's entries, or null: none, torn, another build's (told by its head, before any parse). It
- * is JSON with one entry a line, read a quarter MB at a time and parsed a window of lines at a time:
+ * is JSON with one entry a line, read 64 KB at a time and parsed a window of lines at a time:
  * at 50,000 items, the whole text as one 8 MB string, live beside what it parses to, raised a cold
  * frontier's peak memory by tens of MB.
  */

@@ -242,12 +242,16 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph, conte
   const { logged } = read;
   let entries = read.entries;
   let cc: AgentContent | null = null;
+  let adopted = false;
   if (content && (logged === Infinity || 2 * cachedCount(entries) < names.length)) {
     const src = content();
     if (typeof src === 'string') trace(`${agent}: no content cache (${src})`);
     else {
       cc = new AgentContent(src, agent, VERSION, GRAPH_STAMP, names.length);
-      if (logged === Infinity && cc.entries) entries = cc.entries as Record<string, Entry>;
+      if (logged === Infinity && cc.entries) {
+        entries = cc.entries as Record<string, Entry>;
+        adopted = true;
+      }
     }
   }
   const patch: Patch = [];
@@ -263,7 +267,10 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph, conte
   for (let i = 0; i < names.length; i++) {
     const name = names[i];
     const key = keys.get(name)!;
-    let entry = entries[name];
+    // An adopted content entry is keyed by its blob, never by a stat key: one that looks like this
+    // file's key (a corrupt cache file) is no graph-cache hit.
+    let entry: Entry | undefined = entries[name];
+    if (adopted && entry && entry[0] === key) entry = undefined;
     const id = name.slice(0, -3);
     // Whether git's index vouches for this file (content-cache.ts).
     const vouched = cc !== null && cc.vouched(listing, name, i);

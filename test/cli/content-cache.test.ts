@@ -236,6 +236,17 @@ describe('the machine content cache', () => {
     expect(r.cc).toEqual({ taken: 0, of: N, learned: N });
     expect(r.json).toEqual(expected);
 
+    // An entry keyed like the file's stat key instead of a blob (as no holon writes it): no hit either.
+    fresh(c);
+    const forged = JSON.parse(good);
+    const open = expected.runnable[0].id as string;
+    const st = statSync(workFile(c, open));
+    const doneEntry = Object.values(forged.entries).find((e: any) => e[1] === 'D') as unknown[];
+    forged.entries[`${open}.md`] = [`${st.ino}:${st.size}:${Math.round(st.mtimeMs * 1000)}:${Math.round(st.ctimeMs * 1000)}`, ...doneEntry.slice(1)];
+    writeCacheFile(file, forged);
+    r = await frontier(c, { HOLON_CACHE_DIR: cache });
+    expect(r.json).toEqual(expected);
+
     // A cache folder that cannot be made (a file is in the way): nothing written, nothing fails.
     fresh(c);
     const blocked = join(tempDir(), 'file');

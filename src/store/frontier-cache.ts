@@ -29,8 +29,9 @@ function gitUnchanged(g: { head: string | null; unknown: string[]; objects?: str
  * is always seen.
  */
 
-// 7: titles out of the graph digest, checked through the answer's title index (frontier-titles.ts).
-const CACHE_VERSION = 7;
+// 7: titles out of the graph digest, checked through the answer's title index (frontier-titles.ts);
+// 8: priorities too (the index has them, and the channels' counts).
+const CACHE_VERSION = 8;
 
 interface Header {
   v: number;
@@ -143,11 +144,17 @@ export function stillValid(home: Home, h: Header, nowMs: number, cwd: string): b
 }
 
 /** The cached answer with `now` set to this call's time, in parts (bytes of the cache, and the new `now`). */
-export function reuseParts(c: CachedFrontier, nowIso: string): Array<string | Uint8Array> {
-  const old = `"now": ${JSON.stringify(c.header.now)}`;
-  const at = c.bytes.indexOf(old, c.start);
-  if (at < 0) return [c.bytes.subarray(c.start)];
-  return [c.bytes.subarray(c.start, at), `"now": ${JSON.stringify(nowIso)}`, c.bytes.subarray(at + Buffer.byteLength(old))];
+export const reuseParts = (c: CachedFrontier, nowIso: string) => withNow([c.bytes.subarray(c.start)], c.header.now, nowIso);
+
+/**
+ * An answer's text in parts with its `now` (in its first part, before every channel) set to `nowIso`;
+ * the parts as they are when it is not there.
+ */
+export function withNow(parts: Buffer[], now: string, nowIso: string): Array<string | Uint8Array> {
+  const old = `"now": ${JSON.stringify(now)}`;
+  const at = parts[0].indexOf(old);
+  if (at < 0) return parts;
+  return [parts[0].subarray(0, at), `"now": ${JSON.stringify(nowIso)}`, parts[0].subarray(at + Buffer.byteLength(old)), ...parts.slice(1)];
 }
 
 /** Stores a new answer: its text under a new token, then the header naming it. */

@@ -28,8 +28,8 @@ import { itemOf, slimOf, type Slim } from './graph-slim.js';
 
 // 9: budgets in slim items (issue 17); 10: freshness facts and roles (issue 16) or per-item log
 // patches (speedfront); 11: all of them; 12: the build stamp in the base, in each log line and in the idx;
-// 13: the title apart from the content hash (entries carry its own hash).
-const VERSION = 13;
+// 13: the title apart from the content hash (entries carry its own hash); 14: the priority too.
+const VERSION = 14;
 
 /**
  * Which code wrote a cache entry: the cache layout, holon's version and its build id. Builds differ in
@@ -44,12 +44,14 @@ export const GRAPH_STAMP = `${VERSION}/${APP_VERSION}/${BUILD_ID}`;
 const logLine = (name: string, entry: Entry | 0) => JSON.stringify([name, entry, GRAPH_STAMP]) + '\n';
 
 /**
- * [stat key, slim item or 0, problem or 0, content hash, title hash]: arrays keep the cache short to
- * parse. `D`: a plain done item of this agent (most of a home): nothing else about it matters here.
- * The content hash covers all the slim but its title: a new title changes no verdict, no order and
- * no count, only the text of that item's entry, which the frontier patches (frontier-titles.ts).
+ * [stat key, slim item or 0, problem or 0, content hash, title hash, priority hash]: arrays keep the
+ * cache short to parse. `D`: a plain done item of this agent (most of a home): nothing else about it
+ * matters here. The content hash covers all the slim but its title and priority: a new title changes
+ * no verdict, no order and no count, only the text of that item's entry, and a new priority only
+ * moves that entry within its channel; the frontier patches both into its answer (frontier-titles.ts).
+ * Both hashes are 0 for an item whose slim keeps neither (a closed one, a problem).
  */
-type Entry = [string, Slim | 'D' | 0, RecordProblem | 0, number, number];
+type Entry = [string, Slim | 'D' | 0, RecordProblem | 0, number, number, number];
 
 export interface LoadedGraph {
   readonly items: WorkItem[];
@@ -76,6 +78,20 @@ export function contentHash(text: string): number {
   // only (scripts/bundle.mjs), hence the named imports.
   const hex = ONE_SHOT ? oneShotHash('sha1', text, 'hex') : createHash('sha1').update(text).digest('hex');
   return parseInt(hex.slice(0, 13), 16);
+}
+
+export const HASH_MOD = 2 ** 52;
+
+/** Two content hashes (or sums of them) added modulo 2^52; a subtraction, not `%`, runs 50,000 times a call. */
+export function addHash(a: number, b: number): number {
+  const s = a + b;
+  return s >= HASH_MOD ? s - HASH_MOD : s;
+}
+
+/** `a` less a hash `b`, modulo 2^52. */
+export function subHash(a: number, b: number): number {
+  const s = a - b;
+  return s < 0 ? s + HASH_MOD : s;
 }
 
 const [MAJOR, MINOR] = process.versions.node.split('.').map(Number);
@@ -105,31 +121,43 @@ function parseEntry(file: string, id: string, agent: string, key: string, listed
   try {
     text = readRecordText(file, listedRegular);
   } catch (err) {
-    if (err instanceof RecordParseError) return [key, 0, err.problem, contentHash(`${id}\n${JSON.stringify(err.problem)}`), 0];
+    if (err instanceof RecordParseError) return problemEntry(key, id, err.problem);
     return null;
   }
   try {
     const slim = slimOf(readItem(text, file, id), agent);
-    if (slim === 'D' || slim.title === undefined) return [key, slim, 0, contentHash(`${id}\n${JSON.stringify(slim)}`), 0];
-    // JSON leaves out a property set to undefined: the text without the title, and no copy of the slim.
-    const title = slim.title;
+    // A closed item's slim keeps neither title nor priority (graph-slim.ts).
+    if (slim === 'D' || slim.title === undefined) return [key, slim, 0, contentHash(`${id}\n${JSON.stringify(slim)}`), 0, 0];
+    // JSON leaves out a property set to undefined: the text without them, and no copy of the slim.
+    const { title, priority } = slim;
     slim.title = undefined;
+    if (priority !== undefined) slim.priority = undefined;
     const json = JSON.stringify(slim);
     slim.title = title;
-    return [key, slim, 0, contentHash(`${id}\n${json}`), titleHash(title)];
+    if (priority !== undefined) slim.priority = priority;
+    return [key, slim, 0, contentHash(`${id}\n${json}`), titleHash(title), prioHash(priority ?? null)];
   } catch (err) {
-    if (err instanceof RecordParseError) return [key, 0, err.problem, contentHash(`${id}\n${JSON.stringify(err.problem)}`), 0];
+    if (err instanceof RecordParseError) return problemEntry(key, id, err.problem);
     throw err;
   }
 }
 
+/** A racy file's entry, stored under a key no listing gives, so the next call parses it again. */
+const neverMatching = (e: Entry): Entry => ['~' + e[0], e[1], e[2], e[3], e[4], e[5]];
+
+const problemEntry = (key: string, id: string, problem: RecordProblem): Entry => [key, 0, problem, contentHash(`${id}\n${JSON.stringify(problem)}`), 0, 0];
+
 /** The hash of an item's title as the snapshot keeps it (never 0, which means "no title"). */
 export const titleHash = (title: string) => contentHash(`title\n${title}`) || 1;
 
-/** An item's title, read from its file now (the frontier patches an entry whose title changed). */
-export function readTitle(file: string, id: string): string | null {
+/** The hash of an open item's priority as the snapshot keeps it (never 0, which means "not kept"). */
+export const prioHash = (priority: string | null) => contentHash(`priority\n${priority ?? ''}`) || 1;
+
+/** An item's title and priority, read from its file now (the frontier patches an entry whose either changed). */
+export function readShown(file: string, id: string): { title: string; priority: string | null } | null {
   try {
-    return readItem(readRecordText(file, true), file, id).title;
+    const item = readItem(readRecordText(file, true), file, id);
+    return { title: item.title, priority: item.priority };
   } catch {
     return null;
   }
@@ -248,6 +276,7 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
   const idxStats = new Float64Array(names.length * 4);
   const idxHashes = new Float64Array(names.length);
   const idxTitles = new Float64Array(names.length);
+  const idxPrios = new Float64Array(names.length);
   let at = 0;
   for (let i = 0; i < names.length; i++) {
     const name = names[i];
@@ -261,12 +290,12 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
         // listing rebuilt from it (kept-listing.ts) still names the file and it is read again.
         for (let k = 0; k < 4; k++) idxStats[4 * at + k] = NaN;
         idxTitles[at] = 0;
+        idxPrios[at] = 0;
         idxHashes[at++] = 0;
         idxNames.push(name);
         continue;
       }
-      // A racy file's entry is stored under a key no listing gives, so the next call parses it again.
-      const stored: Entry = racy.has(name) ? ['~' + key, parsed[1], parsed[2], parsed[3], parsed[4]] : parsed;
+      const stored = racy.has(name) ? neverMatching(parsed) : parsed;
       entries[name] = stored;
       entry = parsed;
       patch.push([name, stored]);
@@ -275,10 +304,11 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
     const r = racy.has(name) || listing.linked.has(name) || listing.irregular.has(name);
     for (let k = 0; k < 4; k++) idxStats[4 * at + k] = r ? NaN : stats[4 * i + k];
     idxTitles[at] = entry[4];
+    idxPrios[at] = entry[5];
     idxHashes[at++] = entry[3];
     idxNames.push(name);
     count++;
-    digest = (digest + entry[3]) % 2 ** 52;
+    digest = addHash(digest, entry[3]);
     if (entry[1]) out.slims.push(entry[1], id, agent);
     else if (entry[2]) out.problems.push(entry[2]);
   }
@@ -293,8 +323,8 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
   }
   out.digest[agent] = digest;
   if (patch.length) writeEntries(home, cachePath, entries, count, logged, patch);
-  const idx = { names: idxNames.join('\n'), count: at, stats: idxStats.subarray(0, at * 4), hashes: idxHashes.subarray(0, at), titles: idxTitles.subarray(0, at), mark: listing.mark };
-  out.snapshots[agent] = { names: idx.names, titles: idx.titles };
+  const idx = { names: idxNames.join('\n'), count: at, stats: idxStats.subarray(0, at * 4), hashes: idxHashes.subarray(0, at), titles: idxTitles.subarray(0, at), prios: idxPrios.subarray(0, at), mark: listing.mark };
+  out.snapshots[agent] = { names: idx.names, titles: idx.titles, prios: idx.prios };
   // Also when the snapshot is missing or another build's (whose hashes this build cannot use).
   if (patch.length || listing.remark || !statIndexStamped(idxOf(cachePath), GRAPH_STAMP)) writeStatIndex(idxOf(cachePath), idx, GRAPH_STAMP, join(home.local, 'tmp'));
 }
@@ -312,21 +342,35 @@ export function quickDigest(home: Home, listing: Listing): { digest: number; sna
   const prefix = workDir(home, agent) + '/';
   const patch: string[] = [];
   const s = idx.stats;
-  let digest = 0;
-  for (let i = 0; i < names.length; i++) {
+  /** Reads file i again if its numbers are not the snapshot's (or it is racy); false when it cannot be read. */
+  const look = (i: number): boolean => {
     const j = 4 * i;
-    if (s[j] !== stats[j] || s[j + 1] !== stats[j + 1] || s[j + 2] !== stats[j + 2] || s[j + 3] !== stats[j + 3] || racy.has(names[i])) {
-      const key = keyAt(stats, i);
-      const parsed = parseEntry(prefix + names[i], names[i].slice(0, -3), agent, key, !listing.irregular.has(names[i]));
-      if (!parsed) return null;
-      const r = racy.has(names[i]);
-      patch.push(logLine(names[i], r ? ['~' + key, parsed[1], parsed[2], parsed[3], parsed[4]] : parsed));
-      const never = r || linked.has(names[i]) || listing.irregular.has(names[i]);
-      for (let k = 0; k < 4; k++) s[j + k] = never ? NaN : stats[j + k];
-      idx.hashes[i] = parsed[3];
-      idx.titles[i] = parsed[4];
-    }
-    digest = (digest + idx.hashes[i]) % 2 ** 52;
+    if (s[j] === stats[j] && s[j + 1] === stats[j + 1] && s[j + 2] === stats[j + 2] && s[j + 3] === stats[j + 3] && !(racy.size && racy.has(names[i]))) return true;
+    const key = keyAt(stats, i);
+    const parsed = parseEntry(prefix + names[i], names[i].slice(0, -3), agent, key, !listing.irregular.has(names[i]));
+    if (!parsed) return false;
+    const r = racy.has(names[i]);
+    patch.push(logLine(names[i], r ? neverMatching(parsed) : parsed));
+    const never = r || linked.has(names[i]) || listing.irregular.has(names[i]);
+    for (let k = 0; k < 4; k++) s[j + k] = never ? NaN : stats[j + k];
+    idx.hashes[i] = parsed[3];
+    idx.titles[i] = parsed[4];
+    idx.prios[i] = parsed[5];
+    return true;
+  };
+  // A listing rebuilt from this very snapshot has its numbers but where it stat'ed files again.
+  const only = listing.snapshot === idx ? listing.looked : undefined;
+  if (only) {
+    for (const i of only) if (!look(i)) return null;
+  } else {
+    for (let i = 0; i < names.length; i++) if (!look(i)) return null;
+  }
+  let digest = 0;
+  const h = idx.hashes;
+  for (let i = 0; i < h.length; i++) {
+    // addHash, inline: this runs once per file per call, mostly before V8 optimizes anything.
+    digest += h[i];
+    if (digest >= HASH_MOD) digest -= HASH_MOD;
   }
   if (patch.length) {
     try {

@@ -184,7 +184,7 @@ function rebuilt(home: Home, agent: string, snap: StatIndex, reported: string[],
   const irregular = new Set<string>();
   const linked = new Set<string>();
   trace(`${agent}: kept, ${look.size} of ${snap.count} stat'ed${look.size && look.size <= 5 ? ` (${[...look].join(', ')})` : ''}`);
-  if (!look.size) return makeListing(home, agent, { names, stats, racy, irregular, linked }, { mark, joined: snap.names, snapshot: snap });
+  if (!look.size) return makeListing(home, agent, { names, stats, racy, irregular, linked }, { mark, joined: snap.names, snapshot: snap, looked: [] });
   const dir = workDir(home, agent);
   const since = Date.now() - RACY_MS;
   const at = new Map<string, number>();
@@ -192,6 +192,7 @@ function rebuilt(home: Home, agent: string, snap: StatIndex, reported: string[],
   const indexOf = (n: string) => (at.size ? (at.get(n) ?? -1) : names.indexOf(n));
   const gone = new Set<number>();
   const added: Array<{ name: string; numbers: Float64Array }> = [];
+  const looked: number[] = [];
   for (const n of look) {
     let st;
     try {
@@ -206,7 +207,10 @@ function rebuilt(home: Home, agent: string, snap: StatIndex, reported: string[],
       if (i >= 0) gone.add(i);
       continue;
     }
-    if (i >= 0) putStat(stats, 4 * i, st.s, n, since, racy, irregular, linked, st.symlink);
+    if (i >= 0) {
+      putStat(stats, 4 * i, st.s, n, since, racy, irregular, linked, st.symlink);
+      looked.push(i);
+    }
     else {
       const numbers = new Float64Array(4);
       putStat(numbers, 0, st.s, n, since, racy, irregular, linked, st.symlink);
@@ -215,7 +219,7 @@ function rebuilt(home: Home, agent: string, snap: StatIndex, reported: string[],
   }
   const remark = look.size > REMARK_AT;
   if (!gone.size && !added.length) {
-    const l = makeListing(home, agent, { names, stats, racy, irregular, linked }, { mark, joined: snap.names, snapshot: snap, remark });
+    const l = makeListing(home, agent, { names, stats, racy, irregular, linked }, { mark, joined: snap.names, snapshot: snap, looked, remark });
     // Names the snapshot could not vouch for that now have plain numbers: reading them once more stores
     // those numbers, so later calls need not stat them (a reused answer would not).
     for (let i = 0; i < snap.count && !l.healable; i++) if (Number.isNaN(snap.stats[4 * i]) && !racy.has(names[i]) && !linked.has(names[i]) && !irregular.has(names[i])) l.healable = true;

@@ -143,6 +143,11 @@ export interface Listing {
   mark: string;
   /** The snapshot this listing was rebuilt from (kept-listing.ts), so it is not read twice. */
   snapshot?: StatIndex;
+  /**
+   * With `snapshot`: the positions whose numbers were stat'ed again; every other position has the
+   * snapshot's numbers as they are (the same names, in the same order).
+   */
+  looked?: number[];
   /** Store the snapshot under the new mark even if no entry changed (many names were looked at again). */
   remark?: boolean;
   /** Rebuilt from a snapshot with names it stores as never matching that could now be stored plainly. */
@@ -161,13 +166,13 @@ export function listAgentWork(home: Home, agent: string, mark = ''): Listing | n
 }
 
 /** A Listing over names and numbers listed here or rebuilt from a snapshot (kept-listing.ts). */
-export function makeListing(home: Home, agent: string, listed: Stated, o: { mark: string; joined?: string; snapshot?: StatIndex; remark?: boolean }): Listing {
-  const { mark, snapshot, remark = false } = o;
+export function makeListing(home: Home, agent: string, listed: Stated, o: { mark: string; joined?: string; snapshot?: StatIndex; looked?: number[]; remark?: boolean }): Listing {
+  const { mark, snapshot, looked, remark = false } = o;
   const { names, stats } = listed;
   let keys: Map<string, string> | undefined;
   let joined = o.joined;
   return {
-    ...listed, agent, mark, snapshot, remark, cachePath: join(home.local, 'cache', `graph-${agent}.json`),
+    ...listed, agent, mark, snapshot, looked, remark, cachePath: join(home.local, 'cache', `graph-${agent}.json`),
     get joined() {
       return (joined ??= names.join('\n'));
     },

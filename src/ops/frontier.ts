@@ -2,7 +2,7 @@ import type { Frontier } from '../core/frontier.js';
 import type { RecordProblem } from '../core/record-codec.js';
 import { jsonParts } from '../core/json-parts.js';
 import { iso } from '../core/time.js';
-import { frontierFingerprint, graphFingerprint, headerFor, readCachedFrontier, readTitleIndex, restampFrontier, reuseParts, stillValid, storeFrontier, withNow, type CachedFrontier, type FrontierView } from '../store/frontier-cache.js';
+import { frontierFingerprint, graphFingerprint, headerFor, readCachedFrontier, readTitleIndex, restampFrontier, reuseParts, stillValid, storeFrontier, storeTitleIndex, withNow, type CachedFrontier, type FrontierView } from '../store/frontier-cache.js';
 import { currentTitles, titleIndexOf } from '../store/frontier-titles.js';
 import type { Titled } from '../store/stat-index.js';
 import { quickDigest, type Listing } from '../store/graph-index.js';
@@ -124,6 +124,7 @@ function withTitles(home: Home, agent: string, holder: string, view: FrontierVie
   if (!current) return null;
   if (!current.patched) {
     trace('frontier: reused (same digest, same titles)');
+    if (current.reindexed) storeTitleIndex(home, agent, view, prev.header.token, current.index);
     restampFrontier(home, agent, view, { ...prev.header, fp });
     return reuseParts(prev, nowIso);
   }

@@ -162,8 +162,13 @@ export function storeFrontier(home: Home, agent: string, view: FrontierView, h: 
   const token = randomBytes(8).toString('hex');
   writeCache(textPath(home, agent, view), [token + '\n', ...(Array.isArray(text) ? text : [text])], join(home.local, 'tmp'));
   // Without one, the answer is reused only while no work file changes (see frontier-titles.ts).
-  if (titles) writeCache(titlesPath(home, agent, view), [token + '\n', ...titleIndexBytes(titles)], join(home.local, 'tmp'));
+  if (titles) storeTitleIndex(home, agent, view, token, titles);
   restampFrontier(home, agent, view, { ...h, token });
+}
+
+/** The title index of the answer under `token`. */
+export function storeTitleIndex(home: Home, agent: string, view: FrontierView, token: string, titles: TitleIndex): void {
+  writeCache(titlesPath(home, agent, view), [token + '\n', ...titleIndexBytes(titles)], join(home.local, 'tmp'));
 }
 
 /** The same answer under a new header (new file keys after a change that cannot move it). */

@@ -31,8 +31,12 @@ import { contentHash, HASH_MOD, prioHash, readShown, subHash, titleHash } from '
  *   another order), an entry not where entries are written, a file changed again meanwhile.
  */
 export interface TitleIndex {
-  /** Per listing (in the order of the quads' first number): its agent, a signature of its names, the priority sum of its files not shown. */
-  listings: Array<{ agent: string; sig: string; hidden: number }>;
+  /**
+   * Per listing (in the order of the quads' first number): its agent, a signature of its names, the
+   * sums of its snapshot's title and priority hashes (the same sums now: no title and no priority
+   * changed, nothing to look at), and the priority sum of its files not shown.
+   */
+  listings: Array<{ agent: string; sig: string; titles: number; prios: number; hidden: number }>;
   /** Per channel (CHANNELS order, the answer's): how many entries it shows, and how many its cap left out. */
   channels: Array<[number, number]>;
   /** (listing number, position in it, title hash, priority hash) per shown entry, in the answer's order. */
@@ -43,24 +47,20 @@ const PER = 4;
 const namesSig = (joined: string) => String(contentHash(joined));
 
 /**
- * The sum of the priority hashes of listing `k`'s files, less those of the entries `quads` shows (an
- * entry shown twice counts twice: a new priority there then reads as a change not shown, and the
- * answer is evaluated again, which is rare and right). Sums modulo 2^52, as the digest's.
+ * The sum of the priority hashes of a listing's files (`snap`), less those of the entries `quads`
+ * shows from listing `k` (an entry shown twice counts twice: a new priority there then reads as a
+ * change not shown, and the answer is evaluated again, which is rare and right). Modulo 2^52.
  */
-function hiddenSum(prios: Float64Array, quads: Float64Array, k: number): number {
-  // addHash, inline: these run once per file and per entry, mostly before V8 optimizes anything.
-  let all = 0;
-  for (let i = 0; i < prios.length; i++) {
-    all += prios[i];
-    if (all >= HASH_MOD) all -= HASH_MOD;
-  }
+function hiddenSum(snap: Titled, quads: Float64Array, k: number): number {
+  const prios = snap.prios;
+  // addHash, inline: this runs once per entry, mostly before V8 optimizes anything.
   let shown = 0;
   for (let n = 0; n < quads.length; n += PER) {
     if (quads[n] !== k) continue;
     shown += prios[quads[n + 1]];
     if (shown >= HASH_MOD) shown -= HASH_MOD;
   }
-  return subHash(all, shown);
+  return subHash(snap.sums[2], shown);
 }
 
 /** The entry index of answer `f`, or null when an id is in two listings. */
@@ -93,7 +93,10 @@ export function titleIndexOf(listings: Listing[], snapshots: Record<string, Titl
     quads.set([k, i, snap.titles[i], snap.prios[i]], PER * n);
   }
   return {
-    listings: listings.map((l, k) => ({ agent: l.agent, sig: namesSig(l.joined), hidden: hiddenSum(snapshots[l.agent].prios, quads, k) })),
+    listings: listings.map((l, k) => {
+      const snap = snapshots[l.agent];
+      return { agent: l.agent, sig: namesSig(l.joined), titles: snap.sums[1], prios: snap.sums[2], hidden: hiddenSum(snap, quads, k) };
+    }),
     channels: CHANNELS.map((c) => [f[c].length, f.truncated[c] ?? 0]),
     quads,
   };
@@ -132,6 +135,8 @@ export interface TitlePatch {
   index: TitleIndex;
   /** How many entries got a new title or priority. */
   patched: number;
+  /** Whether `index` is not the one given (then it is stored, even with nothing patched). */
+  reindexed: boolean;
 }
 
 /** A channel's entries in the answer's text: where its array's members start and end, and each entry's. */
@@ -182,20 +187,27 @@ export function currentTitles(home: Home, text: Buffer, index: TitleIndex, listi
   if (index.listings.length !== listings.length) return null;
   const q = index.quads;
   const snaps: Titled[] = [];
+  let same = true;
   for (let k = 0; k < listings.length; k++) {
     const l = listings[k];
     const snap = snapshots[l.agent];
     const x = index.listings[k];
     if (x.agent !== l.agent || !snap || snap.names !== l.joined || x.sig !== namesSig(l.joined)) return null;
-    if (hiddenSum(snap.prios, q, k) !== x.hidden) return null;
+    if (snap.sums[1] !== x.titles || snap.sums[2] !== x.prios) same = false;
     snaps.push(snap);
   }
+  // Every title and priority hash as it was (their sums say so, as the digest does for the rest).
+  if (same) return { parts: [text], index, patched: 0, reindexed: false };
+  for (let k = 0; k < listings.length; k++) if (hiddenSum(snaps[k], q, k) !== index.listings[k].hidden) return null;
+  // From here on the index vouches for the snapshot's sums as they are now.
+  const listed = index.listings.map((x, k) => ({ ...x, titles: snaps[k].sums[1], prios: snaps[k].sums[2] }));
   const changed: number[] = [];
   for (let n = 0; n < q.length; n += PER) {
     const snap = snaps[q[n]];
     if (snap.titles[q[n + 1]] !== q[n + 2] || snap.prios[q[n + 1]] !== q[n + 3]) changed.push(n / PER);
   }
-  if (!changed.length) return { parts: [text], index, patched: 0 };
+  // (A title changed where the answer does not show it.)
+  if (!changed.length) return { parts: [text], index: { ...index, listings: listed }, patched: 0, reindexed: true };
   const quads = q.slice();
   const read = new Map<string, { title: string; priority: string | null }>();
   const parts: Buffer[] = [];
@@ -217,7 +229,7 @@ export function currentTitles(home: Home, text: Buffer, index: TitleIndex, listi
     first += count;
   }
   parts.push(text.subarray(from));
-  return { parts, index: { ...index, quads }, patched: read.size };
+  return { parts, index: { ...index, listings: listed, quads }, patched: read.size, reindexed: true };
 }
 
 const COMMA = Buffer.from(',\n');
@@ -256,7 +268,8 @@ function patchChannel(home: Home, text: Buffer, ch: ChannelText, mine: number[],
     if (!now) {
       const shown = readShown(join(workDir(home, l.agent), name), name.slice(0, -3));
       // Changed again since the snapshot was taken: evaluate again rather than mix the two.
-      if (!shown || titleHash(shown.title) !== snap.titles[i] || prioHash(shown.priority) !== snap.prios[i]) return null;
+      const id = name.slice(0, -3);
+      if (!shown || titleHash(id, shown.title) !== snap.titles[i] || prioHash(id, shown.priority) !== snap.prios[i]) return null;
       x.read.set(name, (now = shown));
     }
     const e = entryAt(text, spans, j);

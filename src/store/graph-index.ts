@@ -135,7 +135,7 @@ function parseEntry(file: string, id: string, agent: string, key: string, listed
     const json = JSON.stringify(slim);
     slim.title = title;
     if (priority !== undefined) slim.priority = priority;
-    return [key, slim, 0, contentHash(`${id}\n${json}`), titleHash(title), prioHash(priority ?? null)];
+    return [key, slim, 0, contentHash(`${id}\n${json}`), titleHash(id, title), prioHash(id, priority ?? null)];
   } catch (err) {
     if (err instanceof RecordParseError) return problemEntry(key, id, err.problem);
     throw err;
@@ -147,11 +147,14 @@ const neverMatching = (e: Entry): Entry => ['~' + e[0], e[1], e[2], e[3], e[4], 
 
 const problemEntry = (key: string, id: string, problem: RecordProblem): Entry => [key, 0, problem, contentHash(`${id}\n${JSON.stringify(problem)}`), 0, 0];
 
-/** The hash of an item's title as the snapshot keeps it (never 0, which means "no title"). */
-export const titleHash = (title: string) => contentHash(`title\n${title}`) || 1;
+/**
+ * The hash of an item's title as the snapshot keeps it (never 0, which means "no title"). With the
+ * id: two items that swap titles change the snapshot's sum of title hashes (stat-index.ts).
+ */
+export const titleHash = (id: string, title: string) => contentHash(`title\n${id}\n${title}`) || 1;
 
-/** The hash of an open item's priority as the snapshot keeps it (never 0, which means "not kept"). */
-export const prioHash = (priority: string | null) => contentHash(`priority\n${priority ?? ''}`) || 1;
+/** The hash of an open item's priority as the snapshot keeps it (never 0, which means "not kept"); with the id, as titleHash. */
+export const prioHash = (id: string, priority: string | null) => contentHash(`priority\n${id}\n${priority ?? ''}`) || 1;
 
 /** An item's title and priority, read from its file now (the frontier patches an entry whose either changed). */
 export function readShown(file: string, id: string): { title: string; priority: string | null } | null {
@@ -277,6 +280,8 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
   const idxHashes = new Float64Array(names.length);
   const idxTitles = new Float64Array(names.length);
   const idxPrios = new Float64Array(names.length);
+  let titleSum = 0;
+  let prioSum = 0;
   let at = 0;
   for (let i = 0; i < names.length; i++) {
     const name = names[i];
@@ -305,6 +310,8 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
     for (let k = 0; k < 4; k++) idxStats[4 * at + k] = r ? NaN : stats[4 * i + k];
     idxTitles[at] = entry[4];
     idxPrios[at] = entry[5];
+    titleSum = addHash(titleSum, entry[4]);
+    prioSum = addHash(prioSum, entry[5]);
     idxHashes[at++] = entry[3];
     idxNames.push(name);
     count++;
@@ -323,8 +330,8 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
   }
   out.digest[agent] = digest;
   if (patch.length) writeEntries(home, cachePath, entries, count, logged, patch);
-  const idx = { names: idxNames.join('\n'), count: at, stats: idxStats.subarray(0, at * 4), hashes: idxHashes.subarray(0, at), titles: idxTitles.subarray(0, at), prios: idxPrios.subarray(0, at), mark: listing.mark };
-  out.snapshots[agent] = { names: idx.names, titles: idx.titles, prios: idx.prios };
+  const idx = { names: idxNames.join('\n'), count: at, stats: idxStats.subarray(0, at * 4), hashes: idxHashes.subarray(0, at), titles: idxTitles.subarray(0, at), prios: idxPrios.subarray(0, at), sums: Float64Array.of(digest, titleSum, prioSum), mark: listing.mark };
+  out.snapshots[agent] = idx;
   // Also when the snapshot is missing or another build's (whose hashes this build cannot use).
   if (patch.length || listing.remark || !statIndexStamped(idxOf(cachePath), GRAPH_STAMP)) writeStatIndex(idxOf(cachePath), idx, GRAPH_STAMP, join(home.local, 'tmp'));
 }
@@ -353,6 +360,10 @@ export function quickDigest(home: Home, listing: Listing): { digest: number; sna
     patch.push(logLine(names[i], r ? neverMatching(parsed) : parsed));
     const never = r || linked.has(names[i]) || listing.irregular.has(names[i]);
     for (let k = 0; k < 4; k++) s[j + k] = never ? NaN : stats[j + k];
+    const sums = idx.sums;
+    sums[0] = addHash(subHash(sums[0], idx.hashes[i]), parsed[3]);
+    sums[1] = addHash(subHash(sums[1], idx.titles[i]), parsed[4]);
+    sums[2] = addHash(subHash(sums[2], idx.prios[i]), parsed[5]);
     idx.hashes[i] = parsed[3];
     idx.titles[i] = parsed[4];
     idx.prios[i] = parsed[5];
@@ -365,13 +376,6 @@ export function quickDigest(home: Home, listing: Listing): { digest: number; sna
   } else {
     for (let i = 0; i < names.length; i++) if (!look(i)) return null;
   }
-  let digest = 0;
-  const h = idx.hashes;
-  for (let i = 0; i < h.length; i++) {
-    // addHash, inline: this runs once per file per call, mostly before V8 optimizes anything.
-    digest += h[i];
-    if (digest >= HASH_MOD) digest -= HASH_MOD;
-  }
   if (patch.length) {
     try {
       appendFileSync(logOf(cachePath), patch.join(''));
@@ -380,7 +384,7 @@ export function quickDigest(home: Home, listing: Listing): { digest: number; sna
     }
   }
   if (patch.length || listing.remark) writeStatIndex(idxOf(cachePath), { ...idx, mark: listing.mark }, GRAPH_STAMP, join(home.local, 'tmp'));
-  return { digest, snapshot: idx };
+  return { digest: idx.sums[0], snapshot: idx };
 }
 
 

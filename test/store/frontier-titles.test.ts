@@ -3,11 +3,18 @@ import { describe, expect, it } from 'vitest';
 import { project } from '../helpers/cli.js';
 import { entryOrderKey, type Frontier } from '../../src/core/frontier.js';
 import { currentTitles, titleIndexOf } from '../../src/store/frontier-titles.js';
-import { prioHash, titleHash } from '../../src/store/graph-index.js';
+import { addHash, prioHash, titleHash } from '../../src/store/graph-index.js';
 import { openHome } from '../../src/store/home.js';
 import { listAll, type Listing } from '../../src/store/work-listing.js';
 
 type Shown = Record<string, { title: string; priority: string | null }>;
+
+/** What the check reads of a snapshot, as graph-index.ts keeps it: names, title and priority hashes, their sums. */
+function snapshotOf(names: string[], s: Shown) {
+  const titles = Float64Array.from(names, (n) => titleHash(n.slice(0, -3), s[n.slice(0, -3)].title));
+  const prios = Float64Array.from(names, (n) => prioHash(n.slice(0, -3), s[n.slice(0, -3)].priority));
+  return { names: names.join('\n'), titles, prios, sums: Float64Array.of(0, titles.reduce(addHash, 0), prios.reduce(addHash, 0)) };
+}
 
 /**
  * The entry check of a cached frontier answer (frontier-titles.ts) on its own: a home with three
@@ -22,13 +29,7 @@ async function setup(opts: { cut?: number } = {}) {
   const home = openHome({ home: p.home, cwd: p.dir, env: {} });
   const [listing] = listAll(home, ['main']);
   const shown: Shown = { [a]: { title: 'first', priority: 'P1' }, [b]: { title: 'second', priority: 'P2' }, [c]: { title: 'third', priority: 'P3' } };
-  const snap = (s: Shown) => ({
-    main: {
-      names: listing.joined,
-      titles: Float64Array.from(listing.names, (n) => titleHash(s[n.slice(0, -3)].title)),
-      prios: Float64Array.from(listing.names, (n) => prioHash(s[n.slice(0, -3)].priority)),
-    },
-  });
+  const snap = (s: Shown) => ({ main: snapshotOf(listing.names, s) });
   /** The answer as the frontier writes it: runnable in order, the other channels empty. */
   const frontier = (s: Shown): Frontier => {
     const runnable = [a, b, c].map((id) => ({ id, title: s[id].title, agent: 'main', class: 'advancement_task', status: 'open', priority: s[id].priority, created_at: '2026-11-01T00:00:00Z', code: 'runnable', detail: 'every check passed', claim: null }));
@@ -50,7 +51,7 @@ describe('the entry index of a cached frontier answer', () => {
   it('gives the answer itself when no shown title or priority changed', async () => {
     const { home, listing, shown, snap, answer, index } = await setup();
     const text = answer(shown);
-    expect(currentTitles(home, text, index, [listing], snap(shown), 'agent:main')).toMatchObject({ parts: [text], patched: 0 });
+    expect(currentTitles(home, text, index, [listing], snap(shown), 'agent:main')).toMatchObject({ parts: [text], patched: 0, reindexed: false });
   });
 
   it('writes a changed title (quotes, a backslash, non-ASCII) into the answer, the same bytes a fresh answer has', async () => {
@@ -77,6 +78,26 @@ describe('the entry index of a cached frontier answer', () => {
     expect(currentTitles(home, Buffer.concat(r.parts), r.index, [listing], snap(now), 'agent:main')).toMatchObject({ patched: 0 });
   });
 
+  it('sees two entries that swap titles, which leave the sum of title hashes as it was without their ids', async () => {
+    const { home, listing, a, b, shown, snap, answer, index, edit } = await setup();
+    const now = { ...shown, [a]: { ...shown[a], title: 'second' }, [b]: { ...shown[b], title: 'first' } };
+    edit(a, 'title', 'second');
+    edit(b, 'title', 'first');
+    const r = currentTitles(home, answer(shown), index, [listing], snap(now), 'agent:main')!;
+    expect(r.patched).toBe(2);
+    expect(Buffer.concat(r.parts).toString()).toBe(answer(now).toString());
+  });
+
+  it('patches nothing for a title changed where the answer does not show it, and vouches for the new sums', async () => {
+    const { home, listing, c, shown, snap, answer, index, edit } = await setup({ cut: 1 });
+    const now = { ...shown, [c]: { ...shown[c], title: 'not shown' } };
+    edit(c, 'title', 'not shown');
+    const r = currentTitles(home, answer(shown), index, [listing], snap(now), 'agent:main')!;
+    expect(r).toMatchObject({ patched: 0, reindexed: true });
+    expect(Buffer.concat(r.parts).toString()).toBe(answer(shown).toString());
+    expect(currentTitles(home, answer(shown), r.index, [listing], snap(now), 'agent:main')).toMatchObject({ patched: 0, reindexed: false });
+  });
+
   it('cannot say when an entry would move past the end of a channel its cap cut', async () => {
     const { home, listing, a, shown, snap, answer, index, edit } = await setup({ cut: 1 });
     edit(a, 'priority', 'P4');
@@ -94,7 +115,7 @@ describe('the entry index of a cached frontier answer', () => {
     const { home, listing, shown, answer, index } = await setup();
     const names = [...listing.names].reverse();
     const other = { ...listing, names, joined: names.join('\n') } as Listing;
-    const snap = { main: { names: other.joined, titles: Float64Array.from(names, (n) => titleHash(shown[n.slice(0, -3)].title)), prios: Float64Array.from(names, (n) => prioHash(shown[n.slice(0, -3)].priority)) } };
+    const snap = { main: snapshotOf(names, shown) };
     expect(currentTitles(home, answer(shown), index, [other], snap, 'agent:main')).toBeNull();
   });
 

@@ -85,7 +85,7 @@ export function frontierFingerprint(home: Home, agent: string, holder: string, v
   const h = baseHash(home, agent, holder, view);
   for (const l of listings) {
     // The names as one string and the stat numbers as raw bytes: no per-file string is built.
-    h.update(`\0${l.agent}\0${l.names.length}\0`);
+    h.update(`\0${l.agent}\0${l.count}\0`);
     h.update(l.joined);
     h.update(new Uint8Array(l.stats.buffer, l.stats.byteOffset, l.stats.byteLength));
   }

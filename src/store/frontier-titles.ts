@@ -263,7 +263,7 @@ function patchChannel(home: Home, text: Buffer, ch: ChannelText, mine: number[],
     const l = x.listings[quads[n]];
     const i = quads[n + 1];
     const snap = x.snaps[quads[n]];
-    const name = l.names[i];
+    const name = l.nameAt(i);
     let now = x.read.get(name);
     if (!now) {
       const shown = readShown(join(workDir(home, l.agent), name), name.slice(0, -3));

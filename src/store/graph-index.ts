@@ -283,8 +283,10 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
   let titleSum = 0;
   let prioSum = 0;
   let at = 0;
+  let newline = false;
   for (let i = 0; i < names.length; i++) {
     const name = names[i];
+    if (name.includes('\n')) newline = true;
     const key = keys.get(name)!;
     let entry = entries[name];
     const id = name.slice(0, -3);
@@ -332,6 +334,16 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
   if (patch.length) writeEntries(home, cachePath, entries, count, logged, patch);
   const idx = { names: idxNames.join('\n'), count: at, stats: idxStats.subarray(0, at * 4), hashes: idxHashes.subarray(0, at), titles: idxTitles.subarray(0, at), prios: idxPrios.subarray(0, at), sums: Float64Array.of(digest, titleSum, prioSum), mark: listing.mark };
   out.snapshots[agent] = idx;
+  if (newline) {
+    // A name with a newline in it would shift every name after it against its numbers in a snapshot
+    // (its names are one string, '\n' between them): none is kept, and this agent is listed in full.
+    try {
+      unlinkSync(idxOf(cachePath));
+    } catch {
+      // None.
+    }
+    return;
+  }
   // Also when the snapshot is missing or another build's (whose hashes this build cannot use).
   if (patch.length || listing.remark || !statIndexStamped(idxOf(cachePath), GRAPH_STAMP)) writeStatIndex(idxOf(cachePath), idx, GRAPH_STAMP, join(home.local, 'tmp'));
 }
@@ -343,22 +355,23 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph): void
  * snapshot cannot answer (missing, other names, a file that vanished): load the graph instead.
  */
 export function quickDigest(home: Home, listing: Listing): { digest: number; snapshot: StatIndex } | null {
-  const { agent, names, stats, racy, linked, cachePath } = listing;
+  const { agent, stats, racy, linked, cachePath } = listing;
   const idx = listing.snapshot ?? readStatIndex(idxOf(cachePath), GRAPH_STAMP);
-  if (!idx || idx.count !== names.length || idx.names !== listing.joined) return null;
+  if (!idx || idx.count !== listing.count || idx.names !== listing.joined) return null;
   const prefix = workDir(home, agent) + '/';
   const patch: string[] = [];
   const s = idx.stats;
   /** Reads file i again if its numbers are not the snapshot's (or it is racy); false when it cannot be read. */
   const look = (i: number): boolean => {
     const j = 4 * i;
-    if (s[j] === stats[j] && s[j + 1] === stats[j + 1] && s[j + 2] === stats[j + 2] && s[j + 3] === stats[j + 3] && !(racy.size && racy.has(names[i]))) return true;
+    if (s[j] === stats[j] && s[j + 1] === stats[j + 1] && s[j + 2] === stats[j + 2] && s[j + 3] === stats[j + 3] && !(racy.size && racy.has(listing.nameAt(i)))) return true;
+    const name = listing.nameAt(i);
     const key = keyAt(stats, i);
-    const parsed = parseEntry(prefix + names[i], names[i].slice(0, -3), agent, key, !listing.irregular.has(names[i]));
+    const parsed = parseEntry(prefix + name, name.slice(0, -3), agent, key, !listing.irregular.has(name));
     if (!parsed) return false;
-    const r = racy.has(names[i]);
-    patch.push(logLine(names[i], r ? neverMatching(parsed) : parsed));
-    const never = r || linked.has(names[i]) || listing.irregular.has(names[i]);
+    const r = racy.has(name);
+    patch.push(logLine(name, r ? neverMatching(parsed) : parsed));
+    const never = r || linked.has(name) || listing.irregular.has(name);
     for (let k = 0; k < 4; k++) s[j + k] = never ? NaN : stats[j + k];
     const sums = idx.sums;
     sums[0] = addHash(subHash(sums[0], idx.hashes[i]), parsed[3]);
@@ -374,7 +387,7 @@ export function quickDigest(home: Home, listing: Listing): { digest: number; sna
   if (only) {
     for (const i of only) if (!look(i)) return null;
   } else {
-    for (let i = 0; i < names.length; i++) if (!look(i)) return null;
+    for (let i = 0; i < listing.count; i++) if (!look(i)) return null;
   }
   if (patch.length) {
     try {

@@ -304,6 +304,29 @@ describe('the frontier fast path', () => {
     expect(hidden.f.not_runnable[0].id).toBe(ids[55]);
   });
 
+  it('keeps no snapshot for a folder with a file name holding a newline, and answers right through a keeper', async () => {
+    const p = await project();
+    const a = await p.create('first');
+    const b = await p.create('second');
+    // Snapshot names are one string, '\n' between them: this name would shift the names after it.
+    writeFileSync(join(p.home, 'agents/main/work', 'odd\nname.md'), '---\nid: "odd"\n---\n');
+    const keeper = await startIndex(p.dir);
+    try {
+      const env = { HOLON_NOW: NOW, HOLON_TRACE_INDEX: '1', HOLON_INDEX_WAIT_MS: '60000' };
+      const ids = async () => {
+        const r = await p.h(['frontier', '--json'], env);
+        expect(r.code, r.stderr).toBe(0);
+        return JSON.parse(r.stdout).runnable.map((e: any) => e.id).sort();
+      };
+      expect(await ids()).toEqual([a, b].sort());
+      expect(existsSync(join(p.home, 'local/cache/graph-main.idx'))).toBe(false);
+      writeFileSync(p.workFile(b), readFileSync(p.workFile(b), 'utf8').replace(/^status: .*$/m, 'status: done'));
+      expect(await ids()).toEqual([a]);
+    } finally {
+      await keeper.stop();
+    }
+  });
+
   it('trusts no graph cache log line written by another build (or by one before lines had a stamp)', async () => {
     const p = await project();
     const id = await p.create('still open');

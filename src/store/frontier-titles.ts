@@ -39,11 +39,15 @@ export interface TitleIndex {
   listings: Array<{ agent: string; sig: string; titles: number; prios: number; hidden: number }>;
   /** Per channel (CHANNELS order, the answer's): how many entries it shows, and how many its cap left out. */
   channels: Array<[number, number]>;
-  /** (listing number, position in it, title hash, priority hash) per shown entry, in the answer's order. */
+  /**
+   * Per shown entry, in the answer's order: listing number, position in it, title hash, priority
+   * hash, and the byte length of its text (0 until a patch first finds it: then the next patch
+   * finds every entry of its channel without a search).
+   */
   quads: Float64Array;
 }
 
-const PER = 4;
+const PER = 5;
 const namesSig = (joined: string) => String(contentHash(joined));
 
 /**
@@ -90,7 +94,7 @@ export function titleIndexOf(listings: Listing[], snapshots: Record<string, Titl
     const k = Math.floor(w / 2 ** 32);
     const i = w % 2 ** 32;
     const snap = snapshots[listings[k].agent];
-    quads.set([k, i, snap.titles[i], snap.prios[i]], PER * n);
+    quads.set([k, i, snap.titles[i], snap.prios[i], 0], PER * n);
   }
   return {
     listings: listings.map((l, k) => {
@@ -151,16 +155,20 @@ const CLOSE_ENTRY = Buffer.from('\n    }');
 const CLOSE_ARRAY = Buffer.from('\n  ]');
 
 /**
- * The members of channel `c` in the answer's text. The answer is jsonParts' text (two spaces a level):
- * a channel's array opens on the line `  "C": [` and closes on `  ]`, and each entry is an object
- * at depth two, from `    {` to `    }`. JSON strings hold no raw newline, so those lines are found
- * by their first bytes alone. Null when the channel is not written so, or holds another count.
+ * The members of channel `c` in the answer's text (its entries' lengths are in `quads` from `first`,
+ * where known, and are put there). The answer is jsonParts' text (two spaces a level): a channel's
+ * array opens on the line `  "C": [` and closes on `  ]`, and each entry is an object at depth two,
+ * from `    {` to `    }`, the next one after `,\n`. JSON strings hold no raw newline, so those
+ * lines are found by their first bytes alone. Null when the channel is not written so, or holds
+ * another count.
  */
-function channelText(text: Buffer, c: string, count: number): ChannelText | null {
+function channelText(text: Buffer, c: string, count: number, quads: Float64Array, first: number): ChannelText | null {
   const open = Buffer.from(`\n  ${JSON.stringify(c)}: [\n`);
   const at = text.indexOf(open);
   if (at < 0) return null;
   const start = at + open.length;
+  const known = knownSpans(text, start, count, quads, first);
+  if (known) return known;
   const end = text.indexOf(CLOSE_ARRAY, start);
   if (end < 0) return null;
   const spans: number[] = [];
@@ -172,7 +180,28 @@ function channelText(text: Buffer, c: string, count: number): ChannelText | null
     if (from < end && (text[from] !== 0x2c || text[from + 1] !== 0x0a)) return null;
     from += 2;
   }
-  return spans.length === 2 * count ? { start, end, spans } : null;
+  if (spans.length !== 2 * count) return null;
+  for (let j = 0; j < count; j++) quads[PER * (first + j) + 4] = spans[2 * j + 1] - spans[2 * j];
+  return { start, end, spans };
+}
+
+/** The channel's spans from its entries' known lengths, each checked where it starts and ends; null when any is unknown or off. */
+function knownSpans(text: Buffer, start: number, count: number, quads: Float64Array, first: number): ChannelText | null {
+  const spans: number[] = new Array(2 * count);
+  let at = start;
+  for (let j = 0; j < count; j++) {
+    const len = quads[PER * (first + j) + 4];
+    if (!(len > 5) || at + len > text.length) return null;
+    if (text[at] !== 0x20 || text[at + 4] !== 0x7b || text[at + len - 1] !== 0x7d || text[at + len - 6] !== 0x0a) return null;
+    spans[2 * j] = at;
+    spans[2 * j + 1] = at + len;
+    at += len;
+    if (j < count - 1) {
+      if (text[at] !== 0x2c || text[at + 1] !== 0x0a) return null;
+      at += 2;
+    }
+  }
+  return text.subarray(at, at + CLOSE_ARRAY.length).equals(CLOSE_ARRAY) ? { start, end: at, spans } : null;
 }
 
 const PAD = '    ';
@@ -198,14 +227,26 @@ export function currentTitles(home: Home, text: Buffer, index: TitleIndex, listi
   }
   // Every title and priority hash as it was (their sums say so, as the digest does for the rest).
   if (same) return { parts: [text], index, patched: 0, reindexed: false };
-  for (let k = 0; k < listings.length; k++) if (hiddenSum(snaps[k], q, k) !== index.listings[k].hidden) return null;
-  // From here on the index vouches for the snapshot's sums as they are now.
-  const listed = index.listings.map((x, k) => ({ ...x, titles: snaps[k].sums[1], prios: snaps[k].sums[2] }));
+  // One pass: the entries whose title or priority changed, and each listing's priority sum of the
+  // entries shown (an entry shown twice counts twice: a new priority there then reads as a change
+  // not shown, and the answer is evaluated again, which is rare and right).
+  const titles = snaps.map((x) => x.titles);
+  const prios = snaps.map((x) => x.prios);
+  const shownSums = snaps.map(() => 0);
   const changed: number[] = [];
   for (let n = 0; n < q.length; n += PER) {
-    const snap = snaps[q[n]];
-    if (snap.titles[q[n + 1]] !== q[n + 2] || snap.prios[q[n + 1]] !== q[n + 3]) changed.push(n / PER);
+    const k = q[n];
+    const i = q[n + 1];
+    const p = prios[k][i];
+    // addHash, inline: this runs once per entry, mostly before V8 optimizes anything.
+    let sum = shownSums[k] + p;
+    if (sum >= HASH_MOD) sum -= HASH_MOD;
+    shownSums[k] = sum;
+    if (titles[k][i] !== q[n + 2] || p !== q[n + 3]) changed.push(n / PER);
   }
+  for (let k = 0; k < snaps.length; k++) if (subHash(snaps[k].sums[2], shownSums[k]) !== index.listings[k].hidden) return null;
+  // From here on the index vouches for the snapshot's sums as they are now.
+  const listed = index.listings.map((x, k) => ({ ...x, titles: snaps[k].sums[1], prios: snaps[k].sums[2] }));
   // (A title changed where the answer does not show it.)
   if (!changed.length) return { parts: [text], index: { ...index, listings: listed }, patched: 0, reindexed: true };
   const quads = q.slice();
@@ -219,7 +260,7 @@ export function currentTitles(home: Home, text: Buffer, index: TitleIndex, listi
     const mine: number[] = [];
     while (next < changed.length && changed[next] < first + count) mine.push(changed[next++] - first);
     if (mine.length) {
-      const ch = channelText(text, CHANNELS[c], count);
+      const ch = channelText(text, CHANNELS[c], count, quads, first);
       if (!ch || ch.start < from) return null;
       const patched = patchChannel(home, text, ch, mine, { quads, first, listings, snaps, holder, cut, read });
       if (!patched) return null;
@@ -277,7 +318,9 @@ function patchChannel(home: Home, text: Buffer, ch: ChannelText, mine: number[],
     if (quads[n + 3] !== snap.prios[i]) moved.push(j);
     e.title = now.title;
     e.priority = now.priority;
-    blocks.set(j, blockOf(e));
+    const block = blockOf(e);
+    blocks.set(j, block);
+    quads[n + 4] = block.length;
     quads[n + 2] = snap.titles[i];
     quads[n + 3] = snap.prios[i];
   }

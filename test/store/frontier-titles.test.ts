@@ -76,6 +76,16 @@ describe('the entry index of a cached frontier answer', () => {
     expect(Buffer.concat(r.parts).toString()).toBe(answer(now).toString());
     expect(JSON.parse(Buffer.concat(r.parts).toString()).runnable.map((e: any) => e.priority)).toEqual(['P0', 'P2', 'P4']);
     expect(currentTitles(home, Buffer.concat(r.parts), r.index, [listing], snap(now), 'agent:main')).toMatchObject({ patched: 0 });
+    // The next patch finds the entries by the lengths this one recorded (a wrong one: by a search).
+    const again = { ...now, [a]: { ...now[a], priority: 'P1' } };
+    edit(a, 'priority', 'P1');
+    const wrong = { ...r.index, quads: r.index.quads.slice() };
+    wrong.quads[4] += 3;
+    for (const index2 of [r.index, wrong]) {
+      const r2 = currentTitles(home, Buffer.concat(r.parts), index2, [listing], snap(again), 'agent:main')!;
+      expect(r2.patched).toBe(1);
+      expect(Buffer.concat(r2.parts).toString()).toBe(answer(again).toString());
+    }
   });
 
   it('sees two entries that swap titles, which leave the sum of title hashes as it was without their ids', async () => {

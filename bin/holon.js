@@ -1,33 +1,39 @@
 #!/usr/bin/env node
-// `holon --version` alone needs one constant, not the command tree (scripts and hooks run it to probe).
+// CommonJS (bin/package.json): node's ESM loader costs some 9 ms of cpu to start, a tenth of a bare
+// node start, so the entry and the light commands' bundles are CommonJS; the whole CLI (ESM, split in
+// chunks) is reached by import() only for the commands that need it.
+const { readFileSync, writeSync } = require('node:fs');
+const { join } = require('node:path');
+
 const argv = process.argv.slice(2);
+const BUNDLE = join(__dirname, '../dist/bundle');
+// The command word, whether it keeps V8's optimizer, and the version (src/cli/command-word.ts, src/version.ts).
+const boot = require(join(BUNDLE, 'boot.cjs'));
+
+// `holon --version` alone needs one constant, not the command tree (scripts and hooks run it to probe).
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
-  const { VERSION } = await import('../dist/version.js');
   try {
-    (await import('node:fs')).writeSync(1, `${VERSION}\n`);
+    writeSync(1, `${boot.VERSION}\n`);
   } catch {
     // A reader that went away (EPIPE): nothing to say to it.
   }
   process.exit(0);
 }
-const { default: v8 } = await import('node:v8');
 
 // The bundle is minified: a stack trace names the sources only through its source maps.
 if (process.env.HOLON_DEBUG) process.setSourceMapsEnabled(true);
 
 // A command runs for a fraction of a second: optimizing compilation costs more CPU than it saves.
 // The long-running ones (watch, dash, mcp; by the command word, not any word of argv) keep it.
-const { commandWord, keepsOptimizer } = await import('../dist/cli/command-word.js');
-if (!keepsOptimizer(argv) && !process.env.HOLON_V8_OPT) v8.setFlagsFromString('--no-opt');
+if (!boot.keepsOptimizer(argv) && !process.env.HOLON_V8_OPT) require('node:v8').setFlagsFromString('--no-opt');
 
 // A light command runs from its own bundle (scripts/bundle.mjs, "One more bundle per light command"):
 // dist/bundle/words.json names it. Anything else, or a build without it, runs the whole CLI.
-const { readFileSync } = await import('node:fs');
-let entry = './main.js';
+let entry = null;
 try {
-  const word = commandWord(argv);
-  const words = JSON.parse(readFileSync(new URL('../dist/bundle/words.json', import.meta.url), 'utf8'));
-  if (word && Object.prototype.hasOwnProperty.call(words, word)) entry = `./${words[word]}`;
+  const word = boot.commandWord(argv);
+  const words = JSON.parse(readFileSync(join(BUNDLE, 'words.json'), 'utf8'));
+  if (word && Object.prototype.hasOwnProperty.call(words, word)) entry = join(BUNDLE, words[word]);
 } catch {
   // No words.json: main.js serves every command.
 }
@@ -51,17 +57,28 @@ Object.defineProperty(process, 'stdout', {
   },
 });
 
-const load = (file) => import(new URL(`../dist/bundle/${file}`, import.meta.url).href);
-let bundle;
-try {
-  bundle = await load(entry);
-} catch (err) {
-  // A words.json whose file is gone (a copy cut short, two builds at once): the whole CLI serves it.
-  if (entry === './main.js' || err?.code !== 'ERR_MODULE_NOT_FOUND') throw err;
-  bundle = await load('./main.js');
+/** The bundle's exports: a light command's (CommonJS), or the whole CLI's (ESM). */
+function load() {
+  if (entry) {
+    try {
+      return require(entry);
+    } catch (err) {
+      // A words.json whose file is gone (a copy cut short, two builds at once): the whole CLI serves it.
+      if (err?.code !== 'MODULE_NOT_FOUND' || !String(err.message).includes(entry)) throw err;
+    }
+  }
+  return import(require('node:url').pathToFileURL(join(BUNDLE, 'main.js')).href);
 }
-const { main } = bundle;
-const code = await main(argv);
-// process.exit drops output still queued for a pipe (large --json): exit once stdout has drained.
-if (stdoutMade && process.stdout.writableLength > 0) process.stdout.once('drain', () => process.exit(code));
-else process.exit(code);
+
+Promise.resolve(load())
+  .then(({ main }) => main(argv))
+  .then((code) => {
+    // process.exit drops output still queued for a pipe (large --json): exit once stdout has drained.
+    if (stdoutMade && process.stdout.writableLength > 0) process.stdout.once('drain', () => process.exit(code));
+    else process.exit(code);
+  })
+  .catch((err) => {
+    // As an uncaught error at the top level: its stack on stderr, exit 1 (main() reports what it expects itself).
+    process.exitCode = 1;
+    throw err;
+  });

@@ -210,23 +210,43 @@ for (const [word, handlers] of wordHandlers()) {
   const key = [...handlers].sort().join('+');
   bySet.set(key, [...(bySet.get(key) ?? []), word]);
 }
+// CommonJS, as bin/holon.js is: node's ESM loader costs some 9 ms of cpu to start (an empty .mjs
+// against an empty .cjs), a tenth of a bare node start, on every command. import.meta.url becomes
+// the file's URL, and the whole CLI (ESM, split in chunks) is still reached by import().
+const cjsOptions = {
+  format: 'cjs',
+  outExtension: { '.js': '.cjs' },
+  define: { ...entryOptions.define, 'import.meta.url': '__holonImportMetaUrl' },
+  banner: { js: "const __holonNodeRequire = require, __holonImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+};
 const wordResults = await Promise.all([...bySet].map(([key]) => build({
   ...entryOptions,
+  ...cjsOptions,
   entryPoints: { [`cmd-${key.replace(/\+/g, '-')}`]: join(ROOT, 'src/cli/main.ts') },
   entryNames: '[name]-[hash]',
   // The one-file yaml beside the bundle (yaml-lib.ts requires it by this relative name).
   external: [...entryOptions.external, './yaml.cjs'],
   plugins: [makeChunking(new Set(key.split('+'))), lightAssert],
 })));
+// What bin/holon.js reads before any bundle (the command word, whether it keeps V8's optimizer, the
+// version), as one small CommonJS file.
+const bootResult = await build({
+  ...common,
+  ...cjsOptions,
+  metafile: true,
+  stdin: { contents: "export { commandWord, keepsOptimizer } from './src/cli/command-word.ts'; export { VERSION } from './src/version.ts';", resolveDir: ROOT, loader: 'ts' },
+  outfile: join(OUT, 'boot.cjs'),
+  sourcemap: false,
+});
 const words = {};
 [...bySet].forEach(([, ws], i) => {
-  const file = Object.keys(wordResults[i].metafile.outputs).find((f) => f.endsWith('.js'));
+  const file = Object.keys(wordResults[i].metafile.outputs).find((f) => f.endsWith('.cjs'));
   for (const w of ws) words[w] = relative(OUT, join(ROOT, file));
 });
 writeFileSync(join(OUT, 'words.json'), `${JSON.stringify(words, null, 1)}\n`);
 
 const chunks = {};
-for (const [file, out] of [result, ...wordResults].flatMap((r) => Object.entries(r.metafile.outputs))) {
+for (const [file, out] of [result, ...wordResults, bootResult].flatMap((r) => Object.entries(r.metafile.outputs))) {
   const parts = new Set();
   for (const input of Object.keys(out.inputs)) {
     const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input);

@@ -1,6 +1,7 @@
 import { parseScope } from './decision-scope.js';
 import { CHECK_FNS, checkGates, liveClaim, repoKey, type CheckResult, type FrontierInput, type GateRef, type Lease, type Prepared, type TimeBounds } from './frontier-checks.js';
-import { CHANNELS, REASONS, RUNNABLE, type Channel } from './frontier-codes.js';
+import { sameHolder } from './claims.js';
+import { CHANNELS, CHECKS, FLAGS, REASONS, RUNNABLE, type Channel } from './frontier-codes.js';
 import { findCycles, type GraphNode } from './graph-check.js';
 import { normalizeDecisionScope } from './graph-fields.js';
 import { PRIORITIES, type WorkItem } from './types.js';
@@ -95,14 +96,31 @@ export function evaluate(p: Prepared, item: WorkItem, all = false): Verdict {
 }
 
 const PRI_RANK = new Map<string, number>(PRIORITIES.map((p, i) => [p, i]));
-const priRank = (i: WorkItem) => PRI_RANK.get(i.priority ?? '') ?? PRIORITIES.length;
 
 /**
- * Sorts in frontier order (own claim first, then priority P0..P4 then none, then fresh before flagged,
- * then age, then id) through one precomputed key per verdict.
+ * The frontier's order as one string per entry, compared as strings: own claim first, then priority
+ * P0..P4 then none, then fresh before flagged, then age, then id.
  */
+const orderKey = (own: boolean, priority: string | null, flagged: boolean, createdAt: string, id: string) =>
+  `${own ? 0 : 1}${PRI_RANK.get(priority ?? '') ?? PRIORITIES.length}${flagged ? 1 : 0}${createdAt}\u0000${id}`;
+
+const AFTER_CLAIMS = new Set<string>(CHECKS.slice(CHECKS.indexOf('claims') + 1));
+
+/**
+ * The order key of an entry as the frontier printed it, for a cached answer that moves an entry whose
+ * priority changed (frontier-titles.ts). Its verdict's `own` is not printed, but follows from what
+ * is: the claims check sets it (a live claim of `holder`) and only runs when every check before it
+ * passed, so it holds for an entry with such a claim whose first failing check comes after the claims
+ * check, or that is runnable. Flagged entries are the runnable ones with a freshness code.
+ */
+export function entryOrderKey(e: Pick<FrontierEntry, 'id' | 'priority' | 'created_at' | 'code' | 'claim'>, holder: string): string {
+  const reached = e.code === RUNNABLE || AFTER_CLAIMS.has(REASONS[e.code as keyof typeof REASONS]?.check);
+  return orderKey(Boolean(e.claim && reached && sameHolder(e.claim.holder, holder)), e.priority, FLAGS.has(e.code), e.created_at, e.id);
+}
+
+/** Sorts in frontier order (orderKey) through one precomputed key per verdict. */
 export function sortVerdicts(list: Verdict[]): Verdict[] {
-  const keyed = list.map((v) => ({ v, k: `${v.own ? 0 : 1}${priRank(v.item)}${v.flagged ? 1 : 0}${v.item.created_at}\u0000${v.item.id}` }));
+  const keyed = list.map((v) => ({ v, k: orderKey(v.own, v.item.priority, v.flagged, v.item.created_at, v.item.id) }));
   keyed.sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
   return keyed.map((x) => x.v);
 }

@@ -57,4 +57,4 @@ function* members(value: unknown, pad: string, depth: number): Generator<string>
 }
 
 /** JSON text of a nested value, re-indented to start at `pad` (JSON strings hold no raw newline). */
-const indented = (text: string, pad: string) => (pad && text.includes('\n') ? text.replace(/\n/g, `\n${pad}`) : text);
+export const indented = (text: string, pad: string) => (pad && text.includes('\n') ? text.replace(/\n/g, `\n${pad}`) : text);

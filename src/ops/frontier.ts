@@ -2,8 +2,8 @@ import type { Frontier } from '../core/frontier.js';
 import type { RecordProblem } from '../core/record-codec.js';
 import { jsonParts } from '../core/json-parts.js';
 import { iso } from '../core/time.js';
-import { frontierFingerprint, graphFingerprint, headerFor, readCachedFrontier, readTitleIndex, restampFrontier, reuseParts, stillValid, storeFrontier, type CachedFrontier, type FrontierView } from '../store/frontier-cache.js';
-import { currentTitles, shownIds, titleIndexOf } from '../store/frontier-titles.js';
+import { frontierFingerprint, graphFingerprint, headerFor, readCachedFrontier, readTitleIndex, restampFrontier, reuseParts, stillValid, storeFrontier, storeTitleIndex, withNow, type CachedFrontier, type FrontierView } from '../store/frontier-cache.js';
+import { currentTitles, titleIndexOf } from '../store/frontier-titles.js';
 import type { Titled } from '../store/stat-index.js';
 import { quickDigest, type Listing } from '../store/graph-index.js';
 import type { Home } from '../store/home.js';
@@ -81,7 +81,7 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
       snapshots[l.agent] = d.snapshot;
     }
     if (known && prev.header.gfp === graphFingerprint(home, agent, holder, view, digest)) {
-      const reused = withTitles(home, agent, view, prev, keptFp, listings, snapshots, nowIso);
+      const reused = withTitles(home, agent, holder, view, prev, keptFp, listings, snapshots, nowIso);
       if (reused) return reused;
     }
   }
@@ -94,7 +94,7 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
   const snapshots = loaded.snapshots;
   if (prev && prev.header.gfp === gfp) {
     // Files changed but not what the frontier reads (a progress note): same answer, new file keys.
-    const reused = withTitles(home, agent, view, prev, keptFp, listings, snapshots, nowIso);
+    const reused = withTitles(home, agent, holder, view, prev, keptFp, listings, snapshots, nowIso);
     if (reused) return reused;
   }
   const { input, problems, used } = buildFrontierInput(home, agent, { holder, nowMs: ctx.nowMs, cwd: ctx.cwd }, loaded);
@@ -103,7 +103,7 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
   if (!view.all) capNotRunnable(f);
   trace('frontier: evaluated');
   // Before the text: what it builds is garbage by the time the text is (the command's peak).
-  const titles = titleIndexOf(listings, snapshots, shownIds(f));
+  const titles = titleIndexOf(listings, snapshots, f);
   // Encoded once, for the cache and for stdout alike (at 50,000 items some 7 MB, which each would
   // copy), in parts: the whole text and its bytes are never held at once.
   const bytes = Array.from(jsonParts({ ...f, problems }), (part) => Buffer.from(part));
@@ -112,23 +112,26 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
 }
 
 /**
- * The previous answer (same digest) with the titles its entries show now (frontier-titles.ts), stored
- * under the new file keys; null when its title index cannot tell, and the answer is evaluated again.
+ * The previous answer (same digest) with the titles and priorities its entries show now
+ * (frontier-titles.ts), stored under the new file keys; null when its index cannot tell, and the
+ * answer is evaluated again.
  */
-function withTitles(home: Home, agent: string, view: FrontierView, prev: CachedFrontier, fp: string, listings: Listing[], snapshots: Record<string, Titled>, nowIso: string): Array<string | Uint8Array> | null {
+function withTitles(home: Home, agent: string, holder: string, view: FrontierView, prev: CachedFrontier, fp: string, listings: Listing[], snapshots: Record<string, Titled>, nowIso: string): Array<string | Uint8Array> | null {
   const index = readTitleIndex(home, agent, view, prev);
   if (!index) return null;
   const text = prev.bytes.subarray(prev.start);
-  const current = currentTitles(home, text, index, listings, snapshots);
+  const current = currentTitles(home, text, index, listings, snapshots, holder);
   if (!current) return null;
-  if (current.text === text) {
+  if (!current.patched) {
     trace('frontier: reused (same digest, same titles)');
+    if (current.reindexed) storeTitleIndex(home, agent, view, prev.header.token, current.index);
     restampFrontier(home, agent, view, { ...prev.header, fp });
     return reuseParts(prev, nowIso);
   }
-  trace(`frontier: reused with ${current.patched} title(s) patched`);
-  storeFrontier(home, agent, view, { ...prev.header, fp }, current.text, current.index);
-  return reuseParts({ header: prev.header, bytes: current.text, start: 0 }, nowIso);
+  trace(`frontier: reused with ${current.patched} entr${current.patched === 1 ? 'y' : 'ies'} patched`);
+  // Stored as it was made (its `now` the header's), printed with this call's.
+  storeFrontier(home, agent, view, { ...prev.header, fp }, current.parts, current.index);
+  return withNow(current.parts, prev.header.now, nowIso);
 }
 
 /** The frontier as data: channels, counts computed before any cap, and records that could not be read. */

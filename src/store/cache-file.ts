@@ -12,6 +12,7 @@ export function writeCache(path: string, text: string | Uint8Array | Iterable<st
     mkdirSync(dirname(path), { recursive: true });
     mkdirSync(tmpDir, { recursive: true });
     const tmp = join(tmpDir, `${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+    let size = 0;
     if (typeof text !== 'string' && !(text instanceof Uint8Array)) {
       // Parts written one by one (a generator makes each only when it is written): joining megabytes
       // of text first would copy it once more and hold it all at once.
@@ -20,16 +21,35 @@ export function writeCache(path: string, text: string | Uint8Array | Iterable<st
         for (const part of text) {
           const buf = typeof part === 'string' ? Buffer.from(part) : part;
           for (let off = 0; off < buf.length;) off += writeSync(fd, buf, off);
+          size += buf.length;
         }
       } finally {
         closeSync(fd);
       }
-    } else writeFileSync(tmp, text);
+    } else {
+      writeFileSync(tmp, text);
+      size = text.length;
+    }
+    // ext4 (auto_da_alloc) writes a file's data out before a rename that replaces another file: 10 to
+    // 20 ms for a few MB, care a cache does not need (see above). A big one goes to a free name: the
+    // old file is moved aside first (a reader in between finds none, and computes its answer itself).
+    const aside = size >= BIG ? `${tmp}.old` : null;
+    if (aside) {
+      try {
+        renameSync(path, aside);
+      } catch {
+        // None yet.
+      }
+    }
     try {
       renameSync(tmp, path);
     } catch (err) {
       try { unlinkSync(tmp); } catch { /* gone */ }
       throw err;
+    } finally {
+      if (aside) {
+        try { unlinkSync(aside); } catch { /* none */ }
+      }
     }
     return true;
   } catch {
@@ -37,6 +57,9 @@ export function writeCache(path: string, text: string | Uint8Array | Iterable<st
     return false;
   }
 }
+
+/** From this size on, a cache file is not renamed over the old one (writeCache). */
+const BIG = 64 * 1024;
 
 /**
  * A file changed within this long before it was listed is "racy" (git's word): a second change in the

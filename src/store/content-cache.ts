@@ -77,7 +77,7 @@ type Entry = [string, ...unknown[]];
 
 /** Whether a value read from the file has an entry's shape (with no problem), so a corrupt file costs parses only. */
 const usable = (e: unknown): e is Entry =>
-  Array.isArray(e) && e.length >= 5 && typeof e[0] === 'string' && e[2] === 0 && typeof e[3] === 'number' && typeof e[4] === 'number' && (e[1] === 'D' || (typeof e[1] === 'object' && e[1] !== null));
+  Array.isArray(e) && e.length === 6 && typeof e[0] === 'string' && e[2] === 0 && typeof e[3] === 'number' && typeof e[4] === 'number' && typeof e[5] === 'number' && (e[1] === 'D' || (typeof e[1] === 'object' && e[1] !== null));
 
 /**
  * One agent's content cache during one load of its listing (graph-index.ts loadListed): `entries` is

@@ -29,8 +29,9 @@ function gitUnchanged(g: { head: string | null; unknown: string[]; objects?: str
  * is always seen.
  */
 
-// 7: titles out of the graph digest, checked through the answer's title index (frontier-titles.ts).
-const CACHE_VERSION = 7;
+// 7: titles out of the graph digest, checked through the answer's title index (frontier-titles.ts);
+// 8: priorities too (the index has them, and the channels' counts).
+const CACHE_VERSION = 8;
 
 interface Header {
   v: number;
@@ -84,7 +85,7 @@ export function frontierFingerprint(home: Home, agent: string, holder: string, v
   const h = baseHash(home, agent, holder, view);
   for (const l of listings) {
     // The names as one string and the stat numbers as raw bytes: no per-file string is built.
-    h.update(`\0${l.agent}\0${l.names.length}\0`);
+    h.update(`\0${l.agent}\0${l.count}\0`);
     h.update(l.joined);
     h.update(new Uint8Array(l.stats.buffer, l.stats.byteOffset, l.stats.byteLength));
   }
@@ -143,11 +144,17 @@ export function stillValid(home: Home, h: Header, nowMs: number, cwd: string): b
 }
 
 /** The cached answer with `now` set to this call's time, in parts (bytes of the cache, and the new `now`). */
-export function reuseParts(c: CachedFrontier, nowIso: string): Array<string | Uint8Array> {
-  const old = `"now": ${JSON.stringify(c.header.now)}`;
-  const at = c.bytes.indexOf(old, c.start);
-  if (at < 0) return [c.bytes.subarray(c.start)];
-  return [c.bytes.subarray(c.start, at), `"now": ${JSON.stringify(nowIso)}`, c.bytes.subarray(at + Buffer.byteLength(old))];
+export const reuseParts = (c: CachedFrontier, nowIso: string) => withNow([c.bytes.subarray(c.start)], c.header.now, nowIso);
+
+/**
+ * An answer's text in parts with its `now` (in its first part, before every channel) set to `nowIso`;
+ * the parts as they are when it is not there.
+ */
+export function withNow(parts: Buffer[], now: string, nowIso: string): Array<string | Uint8Array> {
+  const old = `"now": ${JSON.stringify(now)}`;
+  const at = parts[0].indexOf(old);
+  if (at < 0) return parts;
+  return [parts[0].subarray(0, at), `"now": ${JSON.stringify(nowIso)}`, parts[0].subarray(at + Buffer.byteLength(old)), ...parts.slice(1)];
 }
 
 /** Stores a new answer: its text under a new token, then the header naming it. */
@@ -155,8 +162,13 @@ export function storeFrontier(home: Home, agent: string, view: FrontierView, h: 
   const token = randomBytes(8).toString('hex');
   writeCache(textPath(home, agent, view), [token + '\n', ...(Array.isArray(text) ? text : [text])], join(home.local, 'tmp'));
   // Without one, the answer is reused only while no work file changes (see frontier-titles.ts).
-  if (titles) writeCache(titlesPath(home, agent, view), [token + '\n', ...titleIndexBytes(titles)], join(home.local, 'tmp'));
+  if (titles) storeTitleIndex(home, agent, view, token, titles);
   restampFrontier(home, agent, view, { ...h, token });
+}
+
+/** The title index of the answer under `token`. */
+export function storeTitleIndex(home: Home, agent: string, view: FrontierView, token: string, titles: TitleIndex): void {
+  writeCache(titlesPath(home, agent, view), [token + '\n', ...titleIndexBytes(titles)], join(home.local, 'tmp'));
 }
 
 /** The same answer under a new header (new file keys after a change that cannot move it). */

@@ -1,10 +1,7 @@
 import { appendFileSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { observedOf } from '../core/body.js';
-import { parseHolonRecord } from '../core/holon-yaml.js';
-import { parseMarkdownRecord, RecordParseError, type RecordProblem } from '../core/record-codec.js';
+import type { RecordProblem } from '../core/record-codec.js';
 import type { WorkItem } from '../core/types.js';
-import { workFromRecord } from '../core/workitem.js';
 import { writeCache } from './cache-file.js';
 import { readStatIndex, statIndexStamped, writeStatIndex, type StatIndex, type Titled } from './stat-index.js';
 import { VERSION as APP_VERSION } from '../version.js';
@@ -12,13 +9,13 @@ import { BUILD_ID } from '../build-id.js';
 import { listAgents, type Home } from './home.js';
 import { workDir } from './work-store.js';
 import { keyAt, listAll, type Listing } from './work-listing.js';
+import { addHash, neverMatching, parseEntry, subHash, type Entry } from './graph-entry.js';
 
+export { addHash, contentHash, HASH_MOD, prioHash, readItem, readShown, subHash, titleHash, type Entry } from './graph-entry.js';
 export { listAgentWork, listAll, type Listing } from './work-listing.js';
-import { readRecordText } from './record-file.js';
 import { AgentContent, contentSource, type ContentSource } from './content-cache.js';
-import { sha1Hex } from './sha1.js';
 import { trace } from './trace.js';
-import { itemOf, slimOf, type Slim } from './graph-slim.js';
+import { itemOf, type Slim } from './graph-slim.js';
 
 
 /**
@@ -30,8 +27,8 @@ import { itemOf, slimOf, type Slim } from './graph-slim.js';
 
 // 9: budgets in slim items (issue 17); 10: freshness facts and roles (issue 16) or per-item log
 // patches (speedfront); 11: all of them; 12: the build stamp in the base, in each log line and in the idx;
-// 13: the title apart from the content hash (entries carry its own hash).
-const VERSION = 13;
+// 13: the title apart from the content hash (entries carry its own hash); 14: the priority too.
+const VERSION = 14;
 
 /**
  * Which code wrote a cache entry: the cache layout, holon's version and its build id. Builds differ in
@@ -44,14 +41,6 @@ export const GRAPH_STAMP = `${VERSION}/${APP_VERSION}/${BUILD_ID}`;
 
 /** One line of the patch log: `[name, entry or 0 (gone), stamp]`. */
 const logLine = (name: string, entry: Entry | 0) => JSON.stringify([name, entry, GRAPH_STAMP]) + '\n';
-
-/**
- * [stat key, slim item or 0, problem or 0, content hash, title hash]: arrays keep the cache short to
- * parse. `D`: a plain done item of this agent (most of a home): nothing else about it matters here.
- * The content hash covers all the slim but its title: a new title changes no verdict, no order and
- * no count, only the text of that item's entry, which the frontier patches (frontier-titles.ts).
- */
-export type Entry = [string, Slim | 'D' | 0, RecordProblem | 0, number, number];
 
 export interface LoadedGraph {
   readonly items: WorkItem[];
@@ -67,68 +56,6 @@ export interface LoadedGraph {
   /** Per agent, the names and title hashes of what was loaded (its snapshot's), in listing order. */
   snapshots: Record<string, Titled>;
 }
-
-/**
- * A 52-bit content hash (the first 52 bits of a SHA-1), computed only when a file is parsed. Entries are combined by a sum modulo 2^52: order-free, and no pair of entries cancels out.
- */
-export const contentHash = (text: string): number => parseInt(sha1Hex(text).slice(0, 13), 16);
-
-/** The item, through the fast parser for holon's own YAML when it applies, else the full record codec. */
-export function readItem(text: string, file: string, id: string): WorkItem {
-  const fast = parseHolonRecord(text);
-  if (fast) {
-    try {
-      const item = workFromRecord({ data: fast.data, entries: [], body: '' }, file, id).item;
-      item.observed = observedOf(fast.body);
-      return item;
-    } catch (err) {
-      if (!(err instanceof RecordParseError)) throw err;
-      // Invalid: the full parse below reports it with its line.
-    }
-  }
-  const rec = parseMarkdownRecord(text, file);
-  const item = workFromRecord(rec, file, id).item;
-  item.observed = observedOf(rec.body);
-  return item;
-}
-
-/** `read`, when given, sees the text the entry is parsed from (the content cache's `learn`). */
-function parseEntry(file: string, id: string, agent: string, key: string, listedRegular: boolean, read?: (text: string) => void): Entry | null {
-  let text: string;
-  try {
-    text = readRecordText(file, listedRegular);
-  } catch (err) {
-    if (err instanceof RecordParseError) return [key, 0, err.problem, contentHash(`${id}\n${JSON.stringify(err.problem)}`), 0];
-    return null;
-  }
-  read?.(text);
-  try {
-    const slim = slimOf(readItem(text, file, id), agent);
-    if (slim === 'D' || slim.title === undefined) return [key, slim, 0, contentHash(`${id}\n${JSON.stringify(slim)}`), 0];
-    // JSON leaves out a property set to undefined: the text without the title, and no copy of the slim.
-    const title = slim.title;
-    slim.title = undefined;
-    const json = JSON.stringify(slim);
-    slim.title = title;
-    return [key, slim, 0, contentHash(`${id}\n${json}`), titleHash(title)];
-  } catch (err) {
-    if (err instanceof RecordParseError) return [key, 0, err.problem, contentHash(`${id}\n${JSON.stringify(err.problem)}`), 0];
-    throw err;
-  }
-}
-
-/** The hash of an item's title as the snapshot keeps it (never 0, which means "no title"). */
-export const titleHash = (title: string) => contentHash(`title\n${title}`) || 1;
-
-/** An item's title, read from its file now (the frontier patches an entry whose title changed). */
-export function readTitle(file: string, id: string): string | null {
-  try {
-    return readItem(readRecordText(file, true), file, id).title;
-  } catch {
-    return null;
-  }
-}
-
 
 /**
  * The graph cache is a base file (every entry, written whole by temp file + rename) and a patch log
@@ -263,9 +190,14 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph, conte
   const idxStats = new Float64Array(names.length * 4);
   const idxHashes = new Float64Array(names.length);
   const idxTitles = new Float64Array(names.length);
+  const idxPrios = new Float64Array(names.length);
+  let titleSum = 0;
+  let prioSum = 0;
   let at = 0;
+  let newline = false;
   for (let i = 0; i < names.length; i++) {
     const name = names[i];
+    if (name.includes('\n')) newline = true;
     const key = keys.get(name)!;
     // An adopted content entry is keyed by its blob, never by a stat key: one that looks like this
     // file's key (a corrupt cache file) is no graph-cache hit.
@@ -289,12 +221,12 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph, conte
         // listing rebuilt from it (kept-listing.ts) still names the file and it is read again.
         for (let k = 0; k < 4; k++) idxStats[4 * at + k] = NaN;
         idxTitles[at] = 0;
+        idxPrios[at] = 0;
         idxHashes[at++] = 0;
         idxNames.push(name);
         continue;
       }
-      // A racy file's entry is stored under a key no listing gives, so the next call parses it again.
-      const stored: Entry = racy.has(name) ? ['~' + key, parsed[1], parsed[2], parsed[3], parsed[4]] : parsed;
+      const stored = racy.has(name) ? neverMatching(parsed) : parsed;
       entries[name] = stored;
       entry = parsed;
       patch.push([name, stored]);
@@ -303,10 +235,13 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph, conte
     const r = racy.has(name) || listing.linked.has(name) || listing.irregular.has(name);
     for (let k = 0; k < 4; k++) idxStats[4 * at + k] = r ? NaN : stats[4 * i + k];
     idxTitles[at] = entry[4];
+    idxPrios[at] = entry[5];
+    titleSum = addHash(titleSum, entry[4]);
+    prioSum = addHash(prioSum, entry[5]);
     idxHashes[at++] = entry[3];
     idxNames.push(name);
     count++;
-    digest = (digest + entry[3]) % 2 ** 52;
+    digest = addHash(digest, entry[3]);
     if (entry[1]) out.slims.push(entry[1], id, agent);
     else if (entry[2]) out.problems.push(entry[2]);
   }
@@ -325,8 +260,18 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph, conte
     trace(`${agent}: content cache, ${cc.taken} of ${names.length} taken, ${cc.learned} learned`);
     cc.save(names, entries);
   }
-  const idx = { names: idxNames.join('\n'), count: at, stats: idxStats.subarray(0, at * 4), hashes: idxHashes.subarray(0, at), titles: idxTitles.subarray(0, at), mark: listing.mark };
-  out.snapshots[agent] = { names: idx.names, titles: idx.titles };
+  const idx = { names: idxNames.join('\n'), count: at, stats: idxStats.subarray(0, at * 4), hashes: idxHashes.subarray(0, at), titles: idxTitles.subarray(0, at), prios: idxPrios.subarray(0, at), sums: Float64Array.of(digest, titleSum, prioSum), mark: listing.mark };
+  out.snapshots[agent] = idx;
+  if (newline) {
+    // A name with a newline in it would shift every name after it against its numbers in a snapshot
+    // (its names are one string, '\n' between them): none is kept, and this agent is listed in full.
+    try {
+      unlinkSync(idxOf(cachePath));
+    } catch {
+      // None.
+    }
+    return;
+  }
   // Also when the snapshot is missing or another build's (whose hashes this build cannot use).
   if (patch.length || listing.remark || !statIndexStamped(idxOf(cachePath), GRAPH_STAMP)) writeStatIndex(idxOf(cachePath), idx, GRAPH_STAMP, join(home.local, 'tmp'));
 }
@@ -338,27 +283,39 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph, conte
  * snapshot cannot answer (missing, other names, a file that vanished): load the graph instead.
  */
 export function quickDigest(home: Home, listing: Listing): { digest: number; snapshot: StatIndex } | null {
-  const { agent, names, stats, racy, linked, cachePath } = listing;
+  const { agent, stats, racy, linked, cachePath } = listing;
   const idx = listing.snapshot ?? readStatIndex(idxOf(cachePath), GRAPH_STAMP);
-  if (!idx || idx.count !== names.length || idx.names !== listing.joined) return null;
+  if (!idx || idx.count !== listing.count || idx.names !== listing.joined) return null;
   const prefix = workDir(home, agent) + '/';
   const patch: string[] = [];
   const s = idx.stats;
-  let digest = 0;
-  for (let i = 0; i < names.length; i++) {
+  /** Reads file i again if its numbers are not the snapshot's (or it is racy); false when it cannot be read. */
+  const look = (i: number): boolean => {
     const j = 4 * i;
-    if (s[j] !== stats[j] || s[j + 1] !== stats[j + 1] || s[j + 2] !== stats[j + 2] || s[j + 3] !== stats[j + 3] || racy.has(names[i])) {
-      const key = keyAt(stats, i);
-      const parsed = parseEntry(prefix + names[i], names[i].slice(0, -3), agent, key, !listing.irregular.has(names[i]));
-      if (!parsed) return null;
-      const r = racy.has(names[i]);
-      patch.push(logLine(names[i], r ? ['~' + key, parsed[1], parsed[2], parsed[3], parsed[4]] : parsed));
-      const never = r || linked.has(names[i]) || listing.irregular.has(names[i]);
-      for (let k = 0; k < 4; k++) s[j + k] = never ? NaN : stats[j + k];
-      idx.hashes[i] = parsed[3];
-      idx.titles[i] = parsed[4];
-    }
-    digest = (digest + idx.hashes[i]) % 2 ** 52;
+    if (s[j] === stats[j] && s[j + 1] === stats[j + 1] && s[j + 2] === stats[j + 2] && s[j + 3] === stats[j + 3] && !(racy.size && racy.has(listing.nameAt(i)))) return true;
+    const name = listing.nameAt(i);
+    const key = keyAt(stats, i);
+    const parsed = parseEntry(prefix + name, name.slice(0, -3), agent, key, !listing.irregular.has(name));
+    if (!parsed) return false;
+    const r = racy.has(name);
+    patch.push(logLine(name, r ? neverMatching(parsed) : parsed));
+    const never = r || linked.has(name) || listing.irregular.has(name);
+    for (let k = 0; k < 4; k++) s[j + k] = never ? NaN : stats[j + k];
+    const sums = idx.sums;
+    sums[0] = addHash(subHash(sums[0], idx.hashes[i]), parsed[3]);
+    sums[1] = addHash(subHash(sums[1], idx.titles[i]), parsed[4]);
+    sums[2] = addHash(subHash(sums[2], idx.prios[i]), parsed[5]);
+    idx.hashes[i] = parsed[3];
+    idx.titles[i] = parsed[4];
+    idx.prios[i] = parsed[5];
+    return true;
+  };
+  // A listing rebuilt from this very snapshot has its numbers but where it stat'ed files again.
+  const only = listing.snapshot === idx ? listing.looked : undefined;
+  if (only) {
+    for (const i of only) if (!look(i)) return null;
+  } else {
+    for (let i = 0; i < listing.count; i++) if (!look(i)) return null;
   }
   if (patch.length) {
     try {
@@ -368,7 +325,7 @@ export function quickDigest(home: Home, listing: Listing): { digest: number; sna
     }
   }
   if (patch.length || listing.remark) writeStatIndex(idxOf(cachePath), { ...idx, mark: listing.mark }, GRAPH_STAMP, join(home.local, 'tmp'));
-  return { digest, snapshot: idx };
+  return { digest: idx.sums[0], snapshot: idx };
 }
 
 

@@ -7,7 +7,7 @@ import { keeperPaths, liveKeeper, type KeeperAnswer } from './index-keeper-files
 import { randomBytes } from './random.js';
 import { sleepSync } from './sleep-sync.js';
 import type { StatIndex } from './stat-index.js';
-import { listAgentWork, makeListing, putStat, statEntry, type Listing } from './work-listing.js';
+import { listAgentWork, makeListing, putStat, snapshotNames, statEntry, type Listing } from './work-listing.js';
 import { workDir } from './work-store.js';
 import { trace } from './trace.js';
 
@@ -136,7 +136,7 @@ export function listKept(home: Home, agents = listAgents(home)): Listing[] {
  * NaN (racy, hard-linked, irregular, unreadable) is stat'ed on every rebuilt listing anyway.
  */
 function sameNumbers(s: StatIndex, l: Listing): boolean {
-  if (s.count !== l.names.length || s.names !== l.joined) return false;
+  if (s.count !== l.count || s.names !== l.joined) return false;
   const a = s.stats;
   const b = l.stats;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i] && !Number.isNaN(a[i])) return false;
@@ -161,28 +161,22 @@ const REMARK_AT = 64;
  * numbers, which no event has touched since they were taken.
  */
 function rebuilt(home: Home, agent: string, snap: StatIndex, reported: string[], mark: string): Listing | null {
-  const names = snap.count ? snap.names.split('\n') : [];
-  // A name with a newline in it would shift every name after it against its numbers.
-  if (names.length !== snap.count) {
-    trace(`${agent}: every file stat'ed (a name in the snapshot has a newline)`);
-    return listAgentWork(home, agent, mark);
-  }
+  // (No snapshot holds a name with a newline in it, which would shift the names after it: graph-index.ts.)
+  const names = snapshotNames(snap.names, snap.count);
   const stats = new Float64Array(snap.stats);
   const look = new Set<string>();
   for (const n of reported) look.add(n);
-  for (let i = 0; i < snap.count; i++) if (Number.isNaN(stats[4 * i])) look.add(names[i]);
+  for (let i = 0; i < snap.count; i++) if (Number.isNaN(stats[4 * i])) look.add(names.at(i));
   const racy = new Set<string>();
   const irregular = new Set<string>();
   const linked = new Set<string>();
   trace(`${agent}: kept, ${look.size} of ${snap.count} stat'ed${look.size && look.size <= 5 ? ` (${[...look].join(', ')})` : ''}`);
-  if (!look.size) return makeListing(home, agent, { names, stats, racy, irregular, linked }, { mark, joined: snap.names, snapshot: snap });
+  if (!look.size) return makeListing(home, agent, { names, stats, racy, irregular, linked }, { mark, joined: snap.names, snapshot: snap, looked: [] });
   const dir = workDir(home, agent);
   const since = Date.now() - RACY_MS;
-  const at = new Map<string, number>();
-  if (look.size > 8) for (let i = 0; i < names.length; i++) at.set(names[i], i);
-  const indexOf = (n: string) => (at.size ? (at.get(n) ?? -1) : names.indexOf(n));
   const gone = new Set<number>();
   const added: Array<{ name: string; numbers: Float64Array }> = [];
+  const looked: number[] = [];
   for (const n of look) {
     let st;
     try {
@@ -192,12 +186,15 @@ function rebuilt(home: Home, agent: string, snap: StatIndex, reported: string[],
       trace(`${agent}: every file stat'ed (${n} could not be stat'ed)`);
       return listAgentWork(home, agent, mark);
     }
-    const i = indexOf(n);
+    const i = names.indexOf(n);
     if (!st) {
       if (i >= 0) gone.add(i);
       continue;
     }
-    if (i >= 0) putStat(stats, 4 * i, st.s, n, since, racy, irregular, linked, st.symlink);
+    if (i >= 0) {
+      putStat(stats, 4 * i, st.s, n, since, racy, irregular, linked, st.symlink);
+      looked.push(i);
+    }
     else {
       const numbers = new Float64Array(4);
       putStat(numbers, 0, st.s, n, since, racy, irregular, linked, st.symlink);
@@ -206,19 +203,24 @@ function rebuilt(home: Home, agent: string, snap: StatIndex, reported: string[],
   }
   const remark = look.size > REMARK_AT;
   if (!gone.size && !added.length) {
-    const l = makeListing(home, agent, { names, stats, racy, irregular, linked }, { mark, joined: snap.names, snapshot: snap, remark });
+    const l = makeListing(home, agent, { names, stats, racy, irregular, linked }, { mark, joined: snap.names, snapshot: snap, looked, remark });
     // Names the snapshot could not vouch for that now have plain numbers: reading them once more stores
     // those numbers, so later calls need not stat them (a reused answer would not).
-    for (let i = 0; i < snap.count && !l.healable; i++) if (Number.isNaN(snap.stats[4 * i]) && !racy.has(names[i]) && !linked.has(names[i]) && !irregular.has(names[i])) l.healable = true;
+    for (let i = 0; i < snap.count && !l.healable; i++) {
+      if (!Number.isNaN(snap.stats[4 * i])) continue;
+      const n = names.at(i);
+      if (!racy.has(n) && !linked.has(n) && !irregular.has(n)) l.healable = true;
+    }
     return l;
   }
   // Names came or went: a new list (the snapshot, of other names, then only serves as numbers).
   const keptNames: string[] = [];
-  const kept = new Float64Array((names.length - gone.size + added.length) * 4);
+  const all = names.all();
+  const kept = new Float64Array((all.length - gone.size + added.length) * 4);
   let j = 0;
-  for (let i = 0; i < names.length; i++) {
+  for (let i = 0; i < all.length; i++) {
     if (gone.has(i)) continue;
-    keptNames.push(names[i]);
+    keptNames.push(all[i]);
     kept.set(stats.subarray(4 * i, 4 * i + 4), j);
     j += 4;
   }

@@ -3,11 +3,11 @@ import { writeCache } from './cache-file.js';
 
 /**
  * A snapshot of one agent's work folder as the graph cache last read it: the file names (one string,
- * in listing order), four stat numbers per file (inode, size, mtime, ctime) and the content hash of
- * what the frontier reads from each file but its title, and the hash of the title (graph-index.ts). It lets a call that finds a few files
- * changed (a progress note) re-read only those files and compute the new graph digest without loading
- * the graph cache: unchanged numbers mean unchanged content, by the same argument as the file keys
- * (graph-index.ts). A racy file is stored with NaN numbers, which equal nothing, so it is always read
+ * in listing order), four stat numbers per file (inode, size, mtime, ctime), the content hash of what
+ * the frontier reads from each file but its title and priority, and the hashes of those two
+ * (graph-index.ts). It lets a call that finds a few files changed (a progress note) re-read only
+ * those files and compute the new graph digest without loading the graph cache: unchanged numbers
+ * mean unchanged content, by the same argument as the file keys (graph-index.ts). A racy file is stored with NaN numbers, which equal nothing, so it is always read
  * again. The snapshot is written whole, by temp file + rename, so a reader never sees a file's new
  * numbers with its old hash.
  *
@@ -19,13 +19,15 @@ import { writeCache } from './cache-file.js';
  *
  * Layout (little-endian): u32 magic, u32 count, u32 byte length of the names, u32 byte length of the
  * stamp, u32 byte length of the mark, the writer's stamp (UTF-8), the mark (UTF-8), the names (UTF-8,
- * '\n' between them), padding to 8 bytes, count*4 f64 numbers, count f64 hashes, count f64 title hashes.
+ * '\n' between them), padding to 8 bytes, count*4 f64 numbers, count f64 hashes, count f64 title hashes,
+ * count f64 priority hashes, and the three sums (f64).
  */
 
-// 'HOL4': the layout with title hashes (HOL3 had the keeper's mark, HOL2 the stamp only, HOL1 neither:
-// all are foreign).
-const MAGIC = 0x484f4c34;
-const PER_FILE = 6;
+// 'HOL5': the layout with priority hashes (HOL4 had title hashes, HOL3 the keeper's mark, HOL2 the
+// stamp only, HOL1 neither: all are foreign).
+const MAGIC = 0x484f4c35;
+const PER_FILE = 7;
+const SUMS = 3;
 const FIXED = 20;
 
 export interface StatIndex {
@@ -35,12 +37,20 @@ export interface StatIndex {
   hashes: Float64Array;
   /** Each file's title hash (0: none), apart from `hashes` so that a new title leaves the digest as it was. */
   titles: Float64Array;
+  /** Each file's priority hash (0: a done item, whose priority nothing reads), apart from `hashes` too. */
+  prios: Float64Array;
+  /**
+   * The sums (modulo 2^52, graph-index.ts) of `hashes`, `titles` and `prios`: the digest, and what
+   * tells the frontier no title or priority changed, without a loop over every file. Kept by whoever
+   * changes the arrays (graph-index.ts), stored with them.
+   */
+  sums: Float64Array;
   /** `EPOCH:GEN` of the index keeper that vouches for `stats`, or ''. */
   mark: string;
 }
 
-/** What the frontier's title check reads of a snapshot (frontier-titles.ts): its names and title hashes. */
-export type Titled = Pick<StatIndex, 'names' | 'titles'>;
+/** What the frontier's entry check reads of a snapshot (frontier-titles.ts): names, title and priority hashes. */
+export type Titled = Pick<StatIndex, 'names' | 'titles' | 'prios' | 'sums'>;
 
 const pad8 = (n: number) => (n + 7) & ~7;
 
@@ -67,13 +77,13 @@ export function readStatIndex(path: string, stamp: string): StatIndex | null {
   const namesLen = buf.readUInt32LE(8);
   const head = stampEnd + buf.readUInt32LE(16);
   const at = pad8(head + namesLen);
-  if (buf.length !== at + count * 8 * PER_FILE) return null;
+  if (buf.length !== at + (count * PER_FILE + SUMS) * 8) return null;
   // Copied out: a Float64Array view needs an 8-aligned offset into the buffer's memory.
-  const numbers = new Float64Array(count * PER_FILE);
-  new Uint8Array(numbers.buffer).set(buf.subarray(at, at + count * 8 * PER_FILE));
+  const numbers = new Float64Array(count * PER_FILE + SUMS);
+  new Uint8Array(numbers.buffer).set(buf.subarray(at));
   return {
     names: buf.toString('utf8', head, head + namesLen), count, stats: numbers.subarray(0, count * 4), hashes: numbers.subarray(count * 4, count * 5),
-    titles: numbers.subarray(count * 5), mark: buf.toString('utf8', stampEnd, head),
+    titles: numbers.subarray(count * 5, count * 6), prios: numbers.subarray(count * 6, count * 7), sums: numbers.subarray(count * 7), mark: buf.toString('utf8', stampEnd, head),
   };
 }
 
@@ -83,7 +93,7 @@ export function writeStatIndex(path: string, idx: StatIndex, stamp: string, tmpD
   const mark = Buffer.from(idx.mark, 'utf8');
   const head = FIXED + st.length + mark.length;
   const at = pad8(head + names.length);
-  const buf = Buffer.alloc(at + idx.count * 8 * PER_FILE);
+  const buf = Buffer.alloc(at + (idx.count * PER_FILE + SUMS) * 8);
   buf.writeUInt32LE(MAGIC, 0);
   buf.writeUInt32LE(idx.count, 4);
   buf.writeUInt32LE(names.length, 8);
@@ -95,6 +105,8 @@ export function writeStatIndex(path: string, idx: StatIndex, stamp: string, tmpD
   buf.set(new Uint8Array(idx.stats.buffer, idx.stats.byteOffset, idx.count * 32), at);
   buf.set(new Uint8Array(idx.hashes.buffer, idx.hashes.byteOffset, idx.count * 8), at + idx.count * 32);
   buf.set(new Uint8Array(idx.titles.buffer, idx.titles.byteOffset, idx.count * 8), at + idx.count * 40);
+  buf.set(new Uint8Array(idx.prios.buffer, idx.prios.byteOffset, idx.count * 8), at + idx.count * 48);
+  buf.set(new Uint8Array(idx.sums.buffer, idx.sums.byteOffset, SUMS * 8), at + idx.count * 56);
   writeCache(path, buf, tmpDir);
 }
 

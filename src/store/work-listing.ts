@@ -123,8 +123,12 @@ function restore(dir: string): void {
 /** One agent's work files and their keys, and its graph cache file. */
 export interface Listing {
   agent: string;
-  /** The `.md` names, and four numbers per name: inode, size, mtime, ctime. */
-  names: string[];
+  /** The `.md` names (a listing rebuilt from a snapshot splits them on first use), and four numbers per name: inode, size, mtime, ctime. */
+  readonly names: string[];
+  /** How many names. */
+  count: number;
+  /** The name at position i (without splitting a snapshot's names). */
+  nameAt(i: number): string;
   stats: Float64Array;
   /** Name to key (`ino:size:mtime:ctime`, times in microseconds), built on first use. */
   readonly keys: Map<string, string>;
@@ -143,6 +147,11 @@ export interface Listing {
   mark: string;
   /** The snapshot this listing was rebuilt from (kept-listing.ts), so it is not read twice. */
   snapshot?: StatIndex;
+  /**
+   * With `snapshot`: the positions whose numbers were stat'ed again; every other position has the
+   * snapshot's numbers as they are (the same names, in the same order).
+   */
+  looked?: number[];
   /** Store the snapshot under the new mark even if no entry changed (many names were looked at again). */
   remark?: boolean;
   /** Rebuilt from a snapshot with names it stores as never matching that could now be stored plainly. */
@@ -161,24 +170,94 @@ export function listAgentWork(home: Home, agent: string, mark = ''): Listing | n
 }
 
 /** A Listing over names and numbers listed here or rebuilt from a snapshot (kept-listing.ts). */
-export function makeListing(home: Home, agent: string, listed: Stated, o: { mark: string; joined?: string; snapshot?: StatIndex; remark?: boolean }): Listing {
-  const { mark, snapshot, remark = false } = o;
-  const { names, stats } = listed;
+export function makeListing(home: Home, agent: string, listed: Omit<Stated, 'names'> & { names: string[] | SnapshotNames }, o: { mark: string; joined?: string; snapshot?: StatIndex; looked?: number[]; remark?: boolean }): Listing {
+  const { mark, snapshot, looked, remark = false } = o;
+  const { stats, racy, irregular, linked } = listed;
+  const lazy = Array.isArray(listed.names) ? null : listed.names;
+  let list = Array.isArray(listed.names) ? listed.names : null;
+  const names = () => (list ??= lazy!.all());
   let keys: Map<string, string> | undefined;
   let joined = o.joined;
   return {
-    ...listed, agent, mark, snapshot, remark, cachePath: join(home.local, 'cache', `graph-${agent}.json`),
+    stats, racy, irregular, linked, agent, mark, snapshot, looked, remark, cachePath: join(home.local, 'cache', `graph-${agent}.json`),
+    count: lazy ? lazy.count : list!.length,
+    nameAt: (i) => (list ? list[i] : lazy!.at(i)),
+    get names() {
+      return names();
+    },
     get joined() {
-      return (joined ??= names.join('\n'));
+      return (joined ??= names().join('\n'));
     },
     get keys() {
       if (!keys) {
         keys = new Map();
         // Times in whole microseconds: integers print several times faster than fractional doubles, and
         // two writes within one microsecond are inside the racy window anyway.
-        for (let i = 0; i < names.length; i++) keys.set(names[i], keyAt(stats, i));
+        const all = names();
+        for (let i = 0; i < all.length; i++) keys.set(all[i], keyAt(stats, i));
       }
       return keys;
+    },
+  };
+}
+
+/**
+ * The names of a snapshot (one string, '\n' between them), split only when many are needed: at
+ * 50,000 names the split costs some 10 ms, and a call that finds a file or two changed needs the
+ * names of those alone. Snapshots hold no name with a newline in it (graph-index.ts writes none).
+ */
+export interface SnapshotNames {
+  count: number;
+  all(): string[];
+  /** The name at position i. */
+  at(i: number): string;
+  /** The position of a name, or -1. */
+  indexOf(name: string): number;
+}
+
+/** Looked up one at a time while few are (each a scan of the string), then split. */
+const FEW = 8;
+
+export function snapshotNames(joined: string, count: number): SnapshotNames {
+  let all: string[] | null = null;
+  let at: Map<string, number> | null = null;
+  let looks = 0;
+  const split = () => (all ??= count ? joined.split('\n') : []);
+  /** Where line i starts, by counting newlines. */
+  const start = (i: number) => {
+    let from = 0;
+    for (let k = 0; k < i && from >= 0; k++) from = joined.indexOf('\n', from) + 1 || -1;
+    return from;
+  };
+  return {
+    count,
+    all: split,
+    at(i) {
+      if (all || ++looks > FEW) return split()[i];
+      const from = start(i);
+      const end = joined.indexOf('\n', from);
+      return from < 0 ? '' : joined.slice(from, end < 0 ? joined.length : end);
+    },
+    indexOf(name) {
+      if (all || ++looks > FEW) {
+        if (!at) {
+          at = new Map();
+          const list = split();
+          for (let i = 0; i < list.length; i++) at.set(list[i], i);
+        }
+        return at.get(name) ?? -1;
+      }
+      // A whole line: at the start, between two newlines, or at the end.
+      let p = joined === name || joined.startsWith(name + '\n') ? 0 : -1;
+      if (p < 0) {
+        const q = joined.indexOf('\n' + name + '\n');
+        if (q >= 0) p = q + 1;
+        else if (joined.endsWith('\n' + name)) p = joined.length - name.length;
+      }
+      if (p < 0) return -1;
+      let k = 0;
+      for (let x = joined.indexOf('\n'); x >= 0 && x < p; x = joined.indexOf('\n', x + 1)) k++;
+      return k;
     },
   };
 }

@@ -136,6 +136,30 @@ async function everyChange(keeper: boolean): Promise<string[]> {
     expect((await p.h(['edit', twice, '--title', 'gate renamed'], env())).code).toBe(0);
     const shownTwice = await same('title of an entry shown twice');
     expect(shownTwice.needs_decision.find((e: any) => e.id === twice).title).toBe('gate renamed');
+    // A new priority changes no verdict either, only that entry's text and its place in its channel:
+    // patched in too, by holon and by hand, with the holder's own claims in play (they sort first
+    // where the claims check ran: runnable, or stopped after it; not where a dependency stopped it).
+    // (open lists P0 first: these go down.)
+    expect(entryOf(base, open[9]).priority).toBe('P0');
+    expect((await p.h(['edit', open[9], '--priority', 'P3'], env())).code).toBe(0);
+    expect(entryOf(await same('holon edit --priority'), open[9]).priority).toBe('P3');
+    const held = base.not_runnable.find((e: any) => e.code === 'dependency_open' && !readFileSync(file(e.id), 'utf8').includes('claim:')).id;
+    const add = (id: string, lines: string) => writeFileSync(file(id), readFileSync(file(id), 'utf8').replace('revision: 1', `revision: 1\n${lines}`));
+    const mine = 'claim:\n  holder: "agent:main"\n  claimed_at: "2026-11-30T05:00:00Z"\n  version: 1\n  epoch: 1';
+    add(open[10], mine);
+    add(open[11], `requires:\n  - "no-such-capability"\n${mine}`);
+    add(held, mine);
+    const claimed = await same('own claims');
+    expect(claimed.runnable[0].id).toBe(open[10]);
+    expect(claimed.not_runnable[0].id).toBe(open[11]);
+    expect(verdict(claimed, held)).toBe('not_runnable:dependency_open');
+    const prio = (id: string, value: string) => writeFileSync(file(id), readFileSync(file(id), 'utf8').replace(/^priority: .*$/m, `priority: "${value}"`));
+    for (const [id, value] of [[open[10], 'P4'], [open[11], 'P4'], [held, entryOf(base, held).priority === 'P0' ? 'P1' : 'P0'], [open[12], 'P4']]) prio(id, value);
+    const reordered = await same('priorities by hand');
+    expect(reordered.runnable[0].id).toBe(open[10]);
+    expect(reordered.not_runnable[0].id).toBe(open[11]);
+    prio(closed, 'P0');
+    await same('priority of an item not shown');
 
     // The clock: past the leases' end and the at: conditions.
     const later = await same('clock change', '2026-11-30T07:30:00Z');
@@ -229,11 +253,79 @@ describe('the frontier fast path', () => {
     expect(of('work folder replaced')).toMatch(/main: every file stat'ed \((folder not watched|snapshot older than the watch)\)/);
     expect(of('edit in the new folder')).toMatch(/main: kept/);
     // A new title is patched into the cached answer, not evaluated again.
-    expect(of('holon edit --title')).toMatch(/frontier: reused with 1 title\(s\) patched/);
+    expect(of('holon edit --title')).toMatch(/frontier: reused with 1 entry patched/);
     expect(of('title of an item not shown')).toMatch(/frontier: reused \(same digest, same titles\)/);
-    expect(of('title of an entry shown twice')).toMatch(/frontier: reused with 1 title\(s\) patched/);
+    expect(of('title of an entry shown twice')).toMatch(/frontier: reused with 1 entry patched/);
+    // So is a new priority, the entry moved to its place.
+    expect(of('holon edit --priority')).toMatch(/frontier: reused with 1 entry patched/);
+    expect(of('priorities by hand')).toMatch(/frontier: reused with 4 entries patched/);
+    expect(of('priority of an item not shown')).toMatch(/frontier: reused \(same digest, same titles\)/);
     expect(traces.join('\n')).not.toMatch(/no keeper runs|no answer/);
   }, 180_000);
+
+  it('moves an entry whose priority changed in a channel its cap cut only where the answer can show it', async () => {
+    const p = await project();
+    // 60 items held by a missing dependency: not_runnable lists the first 50 (NOT_RUNNABLE_SHOWN).
+    const work = join(p.home, 'agents/main/work');
+    const ids = Array.from({ length: 60 }, (_, i) => `w-cut${String(i).padStart(3, '0')}`);
+    ids.forEach((id, i) => writeFileSync(join(work, `${id}.md`), `---\nid: "${id}"\ntitle: "held ${i}"\nagent: "main"\nstatus: "open"\nclass: "advancement_task"\npriority: "P2"\ncreated_at: "2026-11-01T00:00:00Z"\nrevision: 1\ndepends_on:\n  - "w-missing"\n---\n`));
+    const env = { HOLON_NOW: NOW, HOLON_TRACE_INDEX: '1' };
+    const local = join(p.home, 'local');
+    /** The default view, fast (with its trace) and by a full evaluation, which must agree. */
+    const check = async () => {
+      const fast = await p.h(['frontier', '--json'], env);
+      expect(fast.code, fast.stderr).toBe(0);
+      renameSync(local, `${local}.kept`);
+      try {
+        const full = await p.h(['frontier', '--json'], env);
+        expect(JSON.parse(fast.stdout)).toEqual(JSON.parse(full.stdout));
+      } finally {
+        rmSync(local, { recursive: true, force: true });
+        renameSync(`${local}.kept`, local);
+      }
+      return { f: JSON.parse(fast.stdout), trace: fast.stderr };
+    };
+    const prio = (id: string, value: string) => writeFileSync(join(work, `${id}.md`), readFileSync(join(work, `${id}.md`), 'utf8').replace(/^priority: .*$/m, `priority: "${value}"`));
+    expect((await check()).f.truncated).toEqual({ not_runnable: 10 });
+    // Shown, and moved among the shown: patched.
+    prio(ids[10], 'P1');
+    const up = await check();
+    expect(up.trace).toMatch(/frontier: reused with 1 entry patched/);
+    expect(up.f.not_runnable[0].id).toBe(ids[10]);
+    // Shown, and moved past the last one shown: what comes after it is not in the text.
+    prio(ids[20], 'P4');
+    const down = await check();
+    expect(down.trace).toMatch(/frontier: evaluated/);
+    expect(down.f.not_runnable.map((e: any) => e.id)).not.toContain(ids[20]);
+    // Not shown, and now first.
+    prio(ids[55], 'P0');
+    const hidden = await check();
+    expect(hidden.trace).toMatch(/frontier: evaluated/);
+    expect(hidden.f.not_runnable[0].id).toBe(ids[55]);
+  });
+
+  it('keeps no snapshot for a folder with a file name holding a newline, and answers right through a keeper', async () => {
+    const p = await project();
+    const a = await p.create('first');
+    const b = await p.create('second');
+    // Snapshot names are one string, '\n' between them: this name would shift the names after it.
+    writeFileSync(join(p.home, 'agents/main/work', 'odd\nname.md'), '---\nid: "odd"\n---\n');
+    const keeper = await startIndex(p.dir);
+    try {
+      const env = { HOLON_NOW: NOW, HOLON_TRACE_INDEX: '1', HOLON_INDEX_WAIT_MS: '60000' };
+      const ids = async () => {
+        const r = await p.h(['frontier', '--json'], env);
+        expect(r.code, r.stderr).toBe(0);
+        return JSON.parse(r.stdout).runnable.map((e: any) => e.id).sort();
+      };
+      expect(await ids()).toEqual([a, b].sort());
+      expect(existsSync(join(p.home, 'local/cache/graph-main.idx'))).toBe(false);
+      writeFileSync(p.workFile(b), readFileSync(p.workFile(b), 'utf8').replace(/^status: .*$/m, 'status: done'));
+      expect(await ids()).toEqual([a]);
+    } finally {
+      await keeper.stop();
+    }
+  });
 
   it('trusts no graph cache log line written by another build (or by one before lines had a stamp)', async () => {
     const p = await project();

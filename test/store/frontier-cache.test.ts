@@ -66,11 +66,13 @@ describe('the frontier cache signs what it read, not what came after', () => {
 describe('the graph snapshot (graph-A.idx) of another build', () => {
   it('is ignored: its hashes are that build\'s', () => {
     const path = join(tempDir(), 'graph-main.idx');
-    const idx = { names: 'a.md\nb.md', count: 2, stats: new Float64Array([1, 2, 3, 4, 5, 6, 7, 8]), hashes: new Float64Array([9, 10]), titles: new Float64Array([11, 12]), mark: 'e1:42' };
+    const idx = { names: 'a.md\nb.md', count: 2, stats: new Float64Array([1, 2, 3, 4, 5, 6, 7, 8]), hashes: new Float64Array([9, 10]), titles: new Float64Array([11, 12]), prios: new Float64Array([13, 14]), sums: new Float64Array([19, 23, 27]), mark: 'e1:42' };
     writeStatIndex(path, idx, GRAPH_STAMP, tempDir());
     expect(readStatIndex(path, GRAPH_STAMP)).toMatchObject({ names: 'a.md\nb.md', count: 2, mark: 'e1:42' });
     expect([...readStatIndex(path, GRAPH_STAMP)!.hashes]).toEqual([9, 10]);
     expect([...readStatIndex(path, GRAPH_STAMP)!.titles]).toEqual([11, 12]);
+    expect([...readStatIndex(path, GRAPH_STAMP)!.prios]).toEqual([13, 14]);
+    expect([...readStatIndex(path, GRAPH_STAMP)!.sums]).toEqual([19, 23, 27]);
     expect(statIndexStamped(path, GRAPH_STAMP)).toBe(true);
     writeStatIndex(path, idx, 'another build', tempDir());
     expect(readStatIndex(path, GRAPH_STAMP)).toBeNull();

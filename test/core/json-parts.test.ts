@@ -25,3 +25,11 @@ describe('jsonParts', () => {
     expect(parts.join('')).toBe(JSON.stringify(big, null, 2));
   });
 });
+
+describe('jsonParts on a frontier of thousands of entries', () => {
+  it('writes each channel a batch of entries at a time, the same bytes as JSON.stringify', () => {
+    const entry = (i: number) => ({ id: `w-${i}`, title: i % 7 ? `Task ${i}` : 'ü "q" \\ \n', claim: i % 3 ? null : { holder: 'agent:x', expires_at: null }, blocks: i % 5 ? [] : ['w-1', 'w-2'], gone: undefined });
+    const f = { counts: { total: 5000 }, runnable: Array.from({ length: 5000 }, (_, i) => entry(i)), waiting: [entry(1)], truncated: {} };
+    for (const chunk of [1, 64, 4096, 1 << 16]) expect(whole(f, chunk)).toBe(JSON.stringify(f, null, 2));
+  });
+});

@@ -1,12 +1,10 @@
-import { join } from 'node:path';
-import { entryOrderKey, type Frontier, type FrontierEntry } from '../core/frontier.js';
+import type { Frontier } from '../core/frontier.js';
 import { CHANNELS } from '../core/frontier-codes.js';
-import { indented } from '../core/json-parts.js';
 import type { Titled } from './stat-index.js';
 import type { Listing } from './work-listing.js';
-import { workDir } from './work-store.js';
 import type { Home } from './home.js';
-import { contentHash, HASH_MOD, prioHash, readShown, subHash, titleHash } from './graph-index.js';
+import { contentHash, HASH_MOD, subHash } from './graph-index.js';
+import { channelText, patchChannel, PER } from './frontier-entry-text.js';
 
 /**
  * The titles and priorities an answer shows, so that a new title or priority does not cost a whole
@@ -47,24 +45,29 @@ export interface TitleIndex {
   quads: Float64Array;
 }
 
-const PER = 5;
 const namesSig = (joined: string) => String(contentHash(joined));
 
 /**
- * The sum of the priority hashes of a listing's files (`snap`), less those of the entries `quads`
- * shows from listing `k` (an entry shown twice counts twice: a new priority there then reads as a
- * change not shown, and the answer is evaluated again, which is rare and right). Modulo 2^52.
+ * Per listing, the priority sum of the files the index does not show: its snapshot's sum less the
+ * shown entries' (an entry shown twice counts twice: a new priority there then reads as a change not
+ * shown, and the answer is evaluated again, which is rare and right). With `changed`, also notes the
+ * entries whose title or priority hash is not the snapshot's, in the same pass.
  */
-function hiddenSum(snap: Titled, quads: Float64Array, k: number): number {
-  const prios = snap.prios;
-  // addHash, inline: this runs once per entry, mostly before V8 optimizes anything.
-  let shown = 0;
+function hiddenSums(snaps: Titled[], quads: Float64Array, changed?: number[]): number[] {
+  const titles = snaps.map((x) => x.titles);
+  const prios = snaps.map((x) => x.prios);
+  const shown = snaps.map(() => 0);
   for (let n = 0; n < quads.length; n += PER) {
-    if (quads[n] !== k) continue;
-    shown += prios[quads[n + 1]];
-    if (shown >= HASH_MOD) shown -= HASH_MOD;
+    const k = quads[n];
+    const i = quads[n + 1];
+    const p = prios[k][i];
+    // addHash, inline: this runs once per entry, mostly before V8 optimizes anything.
+    let sum = shown[k] + p;
+    if (sum >= HASH_MOD) sum -= HASH_MOD;
+    shown[k] = sum;
+    if (changed && (titles[k][i] !== quads[n + 2] || p !== quads[n + 3])) changed.push(n / PER);
   }
-  return subHash(snap.sums[2], shown);
+  return snaps.map((x, k) => subHash(x.sums[2], shown[k]));
 }
 
 /** The entry index of answer `f`, or null when an id is in two listings. */
@@ -96,10 +99,11 @@ export function titleIndexOf(listings: Listing[], snapshots: Record<string, Titl
     const snap = snapshots[listings[k].agent];
     quads.set([k, i, snap.titles[i], snap.prios[i], 0], PER * n);
   }
+  const hidden = hiddenSums(listings.map((l) => snapshots[l.agent]), quads);
   return {
     listings: listings.map((l, k) => {
       const snap = snapshots[l.agent];
-      return { agent: l.agent, sig: namesSig(l.joined), titles: snap.sums[1], prios: snap.sums[2], hidden: hiddenSum(snap, quads, k) };
+      return { agent: l.agent, sig: namesSig(l.joined), titles: snap.sums[1], prios: snap.sums[2], hidden: hidden[k] };
     }),
     channels: CHANNELS.map((c) => [f[c].length, f.truncated[c] ?? 0]),
     quads,
@@ -143,70 +147,6 @@ export interface TitlePatch {
   reindexed: boolean;
 }
 
-/** A channel's entries in the answer's text: where its array's members start and end, and each entry's. */
-interface ChannelText {
-  start: number;
-  end: number;
-  /** Where entry j starts and ends (after its closing brace), at 2j and 2j + 1. */
-  spans: number[];
-}
-
-const CLOSE_ENTRY = Buffer.from('\n    }');
-const CLOSE_ARRAY = Buffer.from('\n  ]');
-
-/**
- * The members of channel `c` in the answer's text (its entries' lengths are in `quads` from `first`,
- * where known, and are put there). The answer is jsonParts' text (two spaces a level): a channel's
- * array opens on the line `  "C": [` and closes on `  ]`, and each entry is an object at depth two,
- * from `    {` to `    }`, the next one after `,\n`. JSON strings hold no raw newline, so those
- * lines are found by their first bytes alone. Null when the channel is not written so, or holds
- * another count.
- */
-function channelText(text: Buffer, c: string, count: number, quads: Float64Array, first: number): ChannelText | null {
-  const open = Buffer.from(`\n  ${JSON.stringify(c)}: [\n`);
-  const at = text.indexOf(open);
-  if (at < 0) return null;
-  const start = at + open.length;
-  const known = knownSpans(text, start, count, quads, first);
-  if (known) return known;
-  const end = text.indexOf(CLOSE_ARRAY, start);
-  if (end < 0) return null;
-  const spans: number[] = [];
-  for (let from = start; from < end;) {
-    const close = text.indexOf(CLOSE_ENTRY, from);
-    if (close < 0 || close >= end || text.readUInt32BE(from) !== 0x20202020 || text[from + 4] !== 0x7b) return null;
-    spans.push(from, close + 6);
-    from = close + 6;
-    if (from < end && (text[from] !== 0x2c || text[from + 1] !== 0x0a)) return null;
-    from += 2;
-  }
-  if (spans.length !== 2 * count) return null;
-  for (let j = 0; j < count; j++) quads[PER * (first + j) + 4] = spans[2 * j + 1] - spans[2 * j];
-  return { start, end, spans };
-}
-
-/** The channel's spans from its entries' known lengths, each checked where it starts and ends; null when any is unknown or off. */
-function knownSpans(text: Buffer, start: number, count: number, quads: Float64Array, first: number): ChannelText | null {
-  const spans: number[] = new Array(2 * count);
-  let at = start;
-  for (let j = 0; j < count; j++) {
-    const len = quads[PER * (first + j) + 4];
-    if (!(len > 5) || at + len > text.length) return null;
-    if (text[at] !== 0x20 || text[at + 4] !== 0x7b || text[at + len - 1] !== 0x7d || text[at + len - 6] !== 0x0a) return null;
-    spans[2 * j] = at;
-    spans[2 * j + 1] = at + len;
-    at += len;
-    if (j < count - 1) {
-      if (text[at] !== 0x2c || text[at + 1] !== 0x0a) return null;
-      at += 2;
-    }
-  }
-  return text.subarray(at, at + CLOSE_ARRAY.length).equals(CLOSE_ARRAY) ? { start, end: at, spans } : null;
-}
-
-const PAD = '    ';
-const blockOf = (e: unknown) => Buffer.from(PAD + indented(JSON.stringify(e, null, 2), PAD));
-
 /**
  * The answer (`text`, JSON) with the current titles and priorities of the entries it shows: `text`
  * itself when none changed, a patched copy when some did, null when the index cannot say: then the
@@ -227,24 +167,9 @@ export function currentTitles(home: Home, text: Buffer, index: TitleIndex, listi
   }
   // Every title and priority hash as it was (their sums say so, as the digest does for the rest).
   if (same) return { parts: [text], index, patched: 0, reindexed: false };
-  // One pass: the entries whose title or priority changed, and each listing's priority sum of the
-  // entries shown (an entry shown twice counts twice: a new priority there then reads as a change
-  // not shown, and the answer is evaluated again, which is rare and right).
-  const titles = snaps.map((x) => x.titles);
-  const prios = snaps.map((x) => x.prios);
-  const shownSums = snaps.map(() => 0);
   const changed: number[] = [];
-  for (let n = 0; n < q.length; n += PER) {
-    const k = q[n];
-    const i = q[n + 1];
-    const p = prios[k][i];
-    // addHash, inline: this runs once per entry, mostly before V8 optimizes anything.
-    let sum = shownSums[k] + p;
-    if (sum >= HASH_MOD) sum -= HASH_MOD;
-    shownSums[k] = sum;
-    if (titles[k][i] !== q[n + 2] || p !== q[n + 3]) changed.push(n / PER);
-  }
-  for (let k = 0; k < snaps.length; k++) if (subHash(snaps[k].sums[2], shownSums[k]) !== index.listings[k].hidden) return null;
+  const hidden = hiddenSums(snaps, q, changed);
+  for (let k = 0; k < snaps.length; k++) if (hidden[k] !== index.listings[k].hidden) return null;
   // From here on the index vouches for the snapshot's sums as they are now.
   const listed = index.listings.map((x, k) => ({ ...x, titles: snaps[k].sums[1], prios: snaps[k].sums[2] }));
   // (A title changed where the answer does not show it.)
@@ -271,120 +196,4 @@ export function currentTitles(home: Home, text: Buffer, index: TitleIndex, listi
   }
   parts.push(text.subarray(from));
   return { parts, index: { ...index, listings: listed, quads }, patched: read.size, reindexed: true };
-}
-
-const COMMA = Buffer.from(',\n');
-
-interface PatchCtx {
-  /** The whole index, updated to match; this channel's quads start at `first`. */
-  quads: Float64Array;
-  first: number;
-  listings: Listing[];
-  snaps: Titled[];
-  holder: string;
-  /** How many entries the channel's cap left out. */
-  cut: number;
-  /** Files read so far (an id shown twice is read once). */
-  read: Map<string, { title: string; priority: string | null }>;
-}
-
-/**
- * Channel `ch` with its entries at `mine` (positions in it) given their files' current title and
- * priority, and those whose priority changed moved to their place, as parts of text (runs of the
- * entries that stayed together are one part each). Null when that cannot be done with certainty.
- */
-function patchChannel(home: Home, text: Buffer, ch: ChannelText, mine: number[], x: PatchCtx): Buffer[] | null {
-  const { quads, first } = x;
-  const spans = ch.spans;
-  const count = spans.length / 2;
-  const blocks = new Map<number, Buffer>();
-  const moved: number[] = [];
-  for (const j of mine) {
-    const n = PER * (first + j);
-    const l = x.listings[quads[n]];
-    const i = quads[n + 1];
-    const snap = x.snaps[quads[n]];
-    const name = l.nameAt(i);
-    let now = x.read.get(name);
-    if (!now) {
-      const shown = readShown(join(workDir(home, l.agent), name), name.slice(0, -3));
-      // Changed again since the snapshot was taken: evaluate again rather than mix the two.
-      const id = name.slice(0, -3);
-      if (!shown || titleHash(id, shown.title) !== snap.titles[i] || prioHash(id, shown.priority) !== snap.prios[i]) return null;
-      x.read.set(name, (now = shown));
-    }
-    const e = entryAt(text, spans, j);
-    if (!e || e.id !== name.slice(0, -3)) return null;
-    if (quads[n + 3] !== snap.prios[i]) moved.push(j);
-    e.title = now.title;
-    e.priority = now.priority;
-    const block = blockOf(e);
-    blocks.set(j, block);
-    quads[n + 4] = block.length;
-    quads[n + 2] = snap.titles[i];
-    quads[n + 3] = snap.prios[i];
-  }
-  let order: number[] | null = null;
-  if (moved.length) {
-    // The others are in order still: take the moved ones out, then put each in at its place.
-    const out = new Set(moved);
-    order = [];
-    for (let j = 0; j < count; j++) if (!out.has(j)) order.push(j);
-    const keys = new Map<number, string>();
-    const keyOf = (j: number): string | null => {
-      let k = keys.get(j);
-      if (k === undefined) {
-        const e = blocks.has(j) ? (JSON.parse(blocks.get(j)!.toString('utf8')) as FrontierEntry) : entryAt(text, spans, j);
-        if (!e) return null;
-        keys.set(j, (k = entryOrderKey(e, x.holder)));
-      }
-      return k;
-    };
-    for (const j of moved) {
-      const key = keyOf(j);
-      if (key === null) return null;
-      let lo = 0;
-      let hi = order.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        const k = keyOf(order[mid]);
-        if (k === null) return null;
-        if (k < key) lo = mid + 1;
-        else hi = mid;
-      }
-      // Past the last entry shown of a channel its cap cut: it may belong after entries not in the text.
-      if (lo === order.length && x.cut > 0) return null;
-      order.splice(lo, 0, j);
-    }
-    const old = quads.slice(PER * first, PER * (first + count));
-    order.forEach((j, to) => quads.set(old.subarray(PER * j, PER * (j + 1)), PER * (first + to)));
-  }
-  // Out in the new order; a run of untouched entries that were neighbours is one slice of the text.
-  const parts: Buffer[] = [];
-  let runFrom = -1;
-  let runTo = -1;
-  for (let to = 0; to < count; to++) {
-    const j = order ? order[to] : to;
-    const block = blocks.get(j);
-    if (!block && runFrom >= 0 && j === runTo + 1) {
-      runTo = j;
-      continue;
-    }
-    if (runFrom >= 0) parts.push(text.subarray(spans[2 * runFrom], spans[2 * runTo + 1]), COMMA);
-    runFrom = runTo = -1;
-    if (block) parts.push(block, COMMA);
-    else runFrom = runTo = j;
-  }
-  if (runFrom >= 0) parts.push(text.subarray(spans[2 * runFrom], spans[2 * runTo + 1]), COMMA);
-  parts.pop();
-  return parts;
-}
-
-/** Entry j of a channel, parsed from its text; null when it does not parse. */
-function entryAt(text: Buffer, spans: number[], j: number): FrontierEntry | null {
-  try {
-    return JSON.parse(text.toString('utf8', spans[2 * j], spans[2 * j + 1])) as FrontierEntry;
-  } catch {
-    return null;
-  }
 }

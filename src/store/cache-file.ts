@@ -33,23 +33,27 @@ export function writeCache(path: string, text: string | Uint8Array | Iterable<st
     // ext4 (auto_da_alloc) writes a file's data out before a rename that replaces another file: 10 to
     // 20 ms for a few MB, care a cache does not need (see above). A big one goes to a free name: the
     // old file is moved aside first (a reader in between finds none, and computes its answer itself).
-    const aside = size >= BIG ? `${tmp}.old` : null;
+    let aside = size >= BIG ? `${tmp}.old` : null;
     if (aside) {
       try {
         renameSync(path, aside);
       } catch {
-        // None yet.
+        aside = null; // None yet.
       }
     }
     try {
       renameSync(tmp, path);
     } catch (err) {
       try { unlinkSync(tmp); } catch { /* gone */ }
-      throw err;
-    } finally {
+      // The old file back where it was: a write that fails keeps what was there.
       if (aside) {
-        try { unlinkSync(aside); } catch { /* none */ }
+        try { renameSync(aside, path); } catch { /* gone meanwhile */ }
+        aside = null;
       }
+      throw err;
+    }
+    if (aside) {
+      try { unlinkSync(aside); } catch { /* gone */ }
     }
     return true;
   } catch {

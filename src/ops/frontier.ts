@@ -7,7 +7,8 @@ import { currentTitles, titleIndexOf } from '../store/frontier-titles.js';
 import type { Titled } from '../store/stat-index.js';
 import { quickDigest, type Listing } from '../store/graph-index.js';
 import type { Home } from '../store/home.js';
-import { listKept, trace } from '../store/kept-listing.js';
+import { listKept } from '../store/kept-listing.js';
+import { trace } from '../store/trace.js';
 import type { OpsCtx } from './context.js';
 import { holderOf } from './holder.js';
 

@@ -171,7 +171,6 @@ export class AgentContent {
 
 const head = (version: number, stamp: string) => `{"version":${version},"build":${JSON.stringify(stamp)},"entries":{`;
 
-/** The file's entries, or null: none, torn, another build's (told by its head, before any parse). */
 /**
  * The file's entries, or null: none, torn, another build's (told by its head, before any parse). It
  * is JSON with one entry a line, read 64 KB at a time and parsed a window of lines at a time:

@@ -11,8 +11,6 @@ import { listAgentWork, makeListing, putStat, snapshotNames, statEntry, type Lis
 import { workDir } from './work-store.js';
 import { trace } from './trace.js';
 
-export { trace } from './trace.js';
-
 /**
  * The agents' work listings with the help of a running index keeper (runtime/index-keeper.ts): each
  * agent's files are rebuilt from its graph snapshot (the names and stat numbers of the last listing),

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { yamlLib } from '../core/yaml-lib.js';
+import { parseHolonYaml } from '../core/holon-yaml.js';
 import { fileKey, writeCache } from './cache-file.js';
 import { HolonError, invalid, notFound } from '../core/errors.js';
 import { assertSafeId, closeMatches } from '../core/ids.js';
@@ -101,7 +102,9 @@ function readRawConfig(dir: string, file: string): unknown {
   } catch {
     // No cache: parse.
   }
-  const raw = yamlLib().parse(readFileSync(file, 'utf8')) ?? {};
+  // holon.yaml as `holon init` writes it is in holon's own subset: no yaml library to load on a fresh clone.
+  const text = readFileSync(file, 'utf8');
+  const raw = parseHolonYaml(text) ?? yamlLib().parse(text) ?? {};
   if (key) writeCache(cache, JSON.stringify({ key, raw }), join(dir, 'local', 'tmp'));
   return raw;
 }

@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cleanEnv, project, ROOT } from '../helpers/cli.js';
-import { builtinsLoaded } from '../helpers/loaded.js';
+import { builtinsLoaded, modulesLoaded } from '../helpers/loaded.js';
 
 /** The build's map of each light command word to its own bundle (scripts/bundle.mjs). */
 const readWords = () => JSON.parse(readFileSync(join(ROOT, 'dist/bundle/words.json'), 'utf8')) as Record<string, string>;
@@ -50,6 +50,22 @@ process.exitCode = await main(['list']);`;
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(id);
     expect(r.stdout).toContain('listed through the fallback');
+  });
+
+  it('a cold frontier (no local/) in a home as `holon init` writes it does not load the yaml library: holon.yaml, AGENTS.md and the records are in holon\'s own subset', async () => {
+    const p = await project();
+    await p.create('first item');
+    await p.create('second item', ['--priority', 'P1']);
+    rmSync(join(p.dir, '.holon/local'), { recursive: true, force: true });
+    const cold = await modulesLoaded(['frontier', '--json'], p.dir, { HOLON_AGENT: 'main' });
+    expect(cold.filter((u) => u.endsWith('/dist/bundle/yaml.cjs') || u.includes('/node_modules/yaml/'))).toEqual([]);
+    // The trace sees it where it is needed: the same setting as a hand-written flow map.
+    const config = join(p.dir, '.holon/holon.yaml');
+    const text = readFileSync(config, 'utf8');
+    expect(text).toContain('shell:\n    probe: "true"');
+    writeFileSync(config, text.replace('shell:\n    probe: "true"', 'shell: {probe: "true"}'));
+    const flow = await modulesLoaded(['frontier', '--json'], p.dir, { HOLON_AGENT: 'main' });
+    expect(flow.filter((u) => u.endsWith('/dist/bundle/yaml.cjs'))).toHaveLength(1);
   });
 
   it('show, progress, pick, wait and new start no child process and load neither child_process nor crypto (ids come from /dev/urandom), nor, printing into a pipe, net or tty (no process.stdout); the trace does see them where they are used', async () => {

@@ -1,9 +1,9 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, holon, ROOT, tempDir } from '../helpers/cli.js';
+import { holon, ROOT } from '../helpers/cli.js';
+import { modulesLoaded } from '../helpers/loaded.js';
 
 const NOW = '2026-11-30T06:00:00Z';
 
@@ -84,17 +84,6 @@ describe('holon dash without a terminal', () => {
   });
 });
 
-/** The module URLs a holon process loads, traced by a resolve hook (no timing). */
-function tracedModules(args: string[], cwd: string): Promise<string[]> {
-  const file = join(tempDir(), 'modules.txt');
-  return new Promise((res, rej) => {
-    execFile(process.execPath, ['--import', join(ROOT, 'test/helpers/trace-modules.mjs'), BIN, ...args], { cwd, env: { ...cleanEnv(), HOLON_TRACE_MODULES: file } }, (err, _out, stderr) => {
-      if (err) return rej(new Error(`holon ${args.join(' ')}: ${stderr}`));
-      res(readFileSync(file, 'utf8').split('\n').filter(Boolean));
-    });
-  });
-}
-
 /** The build's map of each bundle file to the packages (and src/ui) it holds (scripts/bundle.mjs). */
 const CHUNKS = JSON.parse(readFileSync(join(ROOT, 'dist/bundle/chunks.json'), 'utf8')) as Record<string, string[]>;
 const HEAVY = /^(ink|react|react-reconciler|yoga-layout|src\/ui|@modelcontextprotocol\/sdk|chokidar)$/;
@@ -112,14 +101,14 @@ describe('only the heavy commands load ink, react, the MCP SDK or chokidar', () 
   it('pick, show and --version load none of them; dash does (so the trace sees them)', async () => {
     const words = JSON.parse(readFileSync(join(ROOT, 'dist/bundle/words.json'), 'utf8')) as Record<string, string>;
     for (const args of [['--version'], ['pick', p.ci], ['show', p.ci]]) {
-      const mods = await tracedModules(args, p.dir);
+      const mods = await modulesLoaded(args, p.dir);
       // --version answers from bin/holon.js with its boot file alone; pick and show run their own bundle
       // (words.json), and not the whole CLI's.
       const bundles = [...new Set(mods.filter((m) => /\/dist\/bundle\/[^/]+\.c?js$/.test(m)).map((m) => m.split('/').pop()))];
       expect(bundles, args.join(' ')).toEqual(args[0] === '--version' ? ['boot.cjs'] : ['boot.cjs', words[args[0]]]);
       expect(heavy(mods), args.join(' ')).toEqual([]);
     }
-    const dash = heavy(await tracedModules(['dash', '--once'], p.dir));
+    const dash = heavy(await modulesLoaded(['dash', '--once'], p.dir));
     expect(dash).toContain('ink');
     expect(dash).toContain('react');
     expect(dash).toContain('src/ui');

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { parseHolonFrontMatter, parseHolonYaml } from '../../src/core/holon-yaml.js';
@@ -41,9 +42,41 @@ describe('the holon YAML subset', () => {
   });
 
   it.each([
-    ['status: open\n'],
     ['# a comment\nid: "w-1"\n'],
     ['id: "w-1"\n\ntitle: "x"\n'],
+    ['a:\n  # inside a map\n\n  b: 1\n# between\nc:\n  - "x"\n    # deeper than anything\n  - "y"\n'],
+    ['list:\n  - k: "v"\n    # in a list item\n    j: 2\n   \n'],
+    ['# only comments\n\n'],
+    ['capabilities: ["shell", "a \\"b\\" \\u00e9", "# not a comment", "x, y", ""]\n'],
+    ['l:\n  - ["a"]\n'],
+    ['status: open\npreset: command\nl:\n  - a_b-c\n  - Yes\n  - no\n  - nan\n  - _x9\n'],
+  ])('reads blank lines and whole-line comments in %j as the yaml library does', (text) => {
+    const fast = parseHolonYaml(text);
+    expect(fast).not.toBeNull();
+    expect(fast).toEqual(parse(text) ?? {});
+  });
+
+  it('reads plain words as the yaml library does, and leaves the ones it resolves otherwise to it', () => {
+    const words = ['a', 'Z', 'open', 'yes', 'No', 'ON', 'off', 'y', 'n', 'nan', 'inf', 'e3', 'E', 'x-1', '_', 'a_b', 'null', 'Null', 'NULL', 'true', 'True', 'TRUE', 'false', 'False', 'FALSE', 'nULL', 'tRUE'];
+    for (const w of words) {
+      const text = `k: ${w}\nl:\n  - ${w}\n`;
+      const fast = parseHolonYaml(text);
+      if (fast === null) expect(['null', 'Null', 'NULL', 'true', 'True', 'TRUE', 'false', 'False', 'FALSE']).toContain(w);
+      else expect(fast, w).toEqual(parse(text));
+    }
+  });
+
+  it('reads holon.yaml and AGENTS.md as `holon init` writes them, without the yaml library', () => {
+    const template = (name: string) => readFileSync(new URL(`../../templates/${name}`, import.meta.url), 'utf8').replaceAll('{{agent}}', 'main');
+    const config = template('holon.yaml');
+    expect(parseHolonYaml(config)).toEqual(parse(config));
+    const agents = template('AGENTS.md');
+    const fm = agents.slice(4, agents.indexOf('\n---\n', 4) + 1);
+    expect(parseHolonYaml(fm)).not.toBeNull();
+    expect(parseHolonYaml(fm)).toEqual(parse(fm));
+  });
+
+  it.each([
     ['tags: [a, b]\n'],
     ['n: 1e3\n'],
     ['n: 007\n'],
@@ -56,6 +89,18 @@ describe('the holon YAML subset', () => {
     ['__proto__:\n  a: "x"\n'],
     ['s: "a\tb"\n'],
     ['s: "a\u0001b"\n'],
+    ['l: ["a", 1]\n'],
+    ['l: ["a",]\n'],
+    ['l: ["a"] # trailing\n'],
+    ['l: ["a": "b"]\n'],
+    ['l: [["a"]]\n'],
+    ['s: a b\n'],
+    ['s: a:b\n'],
+    ['s: ~\n'],
+    ['s: .inf\n'],
+    ['s: 0x1F\n'],
+    ['s: -a\n'],
+    ['s: é\n'],
   ])('leaves %j to the yaml library', (text) => {
     expect(parseHolonYaml(text)).toBeNull();
   });

@@ -13,3 +13,14 @@ export function builtinsLoaded(args: string[], cwd: string, env: NodeJS.ProcessE
     });
   });
 }
+
+/** The module URLs a holon process loads, traced by a resolve hook (no timing). */
+export function modulesLoaded(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<string[]> {
+  const file = join(tempDir(), 'modules.txt');
+  return new Promise((res, rej) => {
+    execFile(process.execPath, ['--import', join(ROOT, 'test/helpers/trace-modules.mjs'), BIN, ...args], { cwd, env: { ...cleanEnv(), ...env, HOLON_TRACE_MODULES: file } }, (err, _out, stderr) => {
+      if (err) return rej(new Error(`holon ${args.join(' ')}: ${stderr}`));
+      res(readFileSync(file, 'utf8').split('\n').filter(Boolean));
+    });
+  });
+}

@@ -25,7 +25,8 @@ if (process.env.HOLON_DEBUG) process.setSourceMapsEnabled(true);
 
 // A command runs for a fraction of a second: optimizing compilation costs more CPU than it saves.
 // The long-running ones (watch, dash, mcp; by the command word, not any word of argv) keep it.
-if (!boot.keepsOptimizer(argv) && !process.env.HOLON_V8_OPT) require('node:v8').setFlagsFromString('--no-opt');
+const optimizer = boot.keepsOptimizer(argv) || Boolean(process.env.HOLON_V8_OPT);
+if (!optimizer) require('node:v8').setFlagsFromString('--no-opt');
 
 // A light command runs from its own bundle (scripts/bundle.mjs, "One more bundle per light command"):
 // dist/bundle/words.json names it. Anything else, or a build without it, runs the whole CLI.
@@ -57,11 +58,15 @@ Object.defineProperty(process, 'stdout', {
   },
 });
 
-/** The bundle's exports: a light command's (CommonJS), or the whole CLI's (ESM). */
+/** After the command, with its exit code: what the code cache wants to write (src/store/code-cache.ts). */
+let loaded = null;
+
+/** The bundle's exports: a light command's (CommonJS, with V8's code cache where it can), or the whole CLI's (ESM). */
 function load() {
   if (entry) {
     try {
-      return require(entry);
+      loaded = boot.loadBundle(entry, optimizer);
+      return loaded ? loaded.exports : require(entry);
     } catch (err) {
       // A words.json whose file is gone (a copy cut short, two builds at once): the whole CLI serves it.
       if (err?.code !== 'MODULE_NOT_FOUND' || !String(err.message).includes(entry)) throw err;
@@ -73,6 +78,7 @@ function load() {
 Promise.resolve(load())
   .then(({ main }) => main(argv))
   .then((code) => {
+    if (loaded) loaded.done(code);
     // process.exit drops output still queued for a pipe (large --json): exit once stdout has drained.
     if (stdoutMade && process.stdout.writableLength > 0) process.stdout.once('drain', () => process.exit(code));
     else process.exit(code);

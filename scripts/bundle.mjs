@@ -100,8 +100,6 @@ const makeChunking = (only = null) => ({
     b.onResolve({ filter: new RegExp(`^(node:)?(${LAZY_BUILTINS.join('|')})$`) }, (args) => ({ path: args.path.replace(/^node:/, ''), namespace: 'lazy-builtin' }));
     b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => ({ contents: lazyBuiltin(args.path), loader: 'js' }));
     b.onResolve({ filter: /^holon:heavy-commands$/ }, () => ({ path: HUB, namespace: 'holon' }));
-    // The split build's entry, beside every bundle in dist/bundle/.
-    b.onResolve({ filter: /^holon:whole-cli$/ }, () => ({ path: './main.js', external: true }));
     b.onLoad({ filter: /.*/, namespace: 'holon' }, () => ({
       contents: HEAVY_COMMANDS.map((n) => `export * as ${ident(n)} from ${JSON.stringify(join(ROOT, `src/cli/commands/${n}.ts`))};`).join('\n'),
       loader: 'ts',
@@ -122,7 +120,7 @@ const makeChunking = (only = null) => ({
         // wrongly: then the whole CLI runs the command afresh (a handler is imported before it does
         // anything, so nothing has happened yet) and exits with its code, slower but right. The heavy
         // modules that stay lazy are reached only from inside heavy commands: there, refuse.
-        if (only && cmd && !only.has(cmd)) return `import('holon:whole-cli').then((m) => m.main(process.argv.slice(2))).then((code) => process.exit(code))`;
+        if (only && cmd && !only.has(cmd)) return `__holonWholeCli().then((m) => m.main(process.argv.slice(2))).then((code) => process.exit(code))`;
         if (only && STAY_LAZY.test(path)) return `Promise.reject(new Error('internal: ${path} is not in the bundle of ${[...only].join(', ')}'))`;
         if (cmd && HEAVY_COMMANDS.includes(cmd)) return `import('${HUB}').then((m) => m.${ident(cmd)})`;
         if (STAY_LAZY.test(path)) return all;
@@ -217,7 +215,10 @@ const cjsOptions = {
   format: 'cjs',
   outExtension: { '.js': '.cjs' },
   define: { ...entryOptions.define, 'import.meta.url': '__holonImportMetaUrl' },
-  banner: { js: "const __holonNodeRequire = require, __holonImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  // __holonWholeCli: the split build's entry beside the bundle. Loaded with a code cache
+  // (src/store/code-cache.ts), a bundle runs as a vm.Script, which cannot import() on Node 20: its
+  // loader gives the module an import of its own.
+  banner: { js: "const __holonNodeRequire = require, __holonImportMetaUrl = require('node:url').pathToFileURL(__filename).href, __holonWholeCli = () => (module.holonImport ?? ((s) => import(s)))('./main.js');" },
 };
 const wordResults = await Promise.all([...bySet].map(([key]) => build({
   ...entryOptions,
@@ -229,12 +230,12 @@ const wordResults = await Promise.all([...bySet].map(([key]) => build({
   plugins: [makeChunking(new Set(key.split('+'))), lightAssert],
 })));
 // What bin/holon.js reads before any bundle (the command word, whether it keeps V8's optimizer, the
-// version), as one small CommonJS file.
+// version, the loader with a code cache), as one small CommonJS file.
 const bootResult = await build({
   ...common,
   ...cjsOptions,
   metafile: true,
-  stdin: { contents: "export { commandWord, keepsOptimizer } from './src/cli/command-word.ts'; export { VERSION } from './src/version.ts';", resolveDir: ROOT, loader: 'ts' },
+  stdin: { contents: "export { commandWord, keepsOptimizer } from './src/cli/command-word.ts'; export { VERSION } from './src/version.ts'; export { loadBundle } from './src/store/code-cache.ts';", resolveDir: ROOT, loader: 'ts' },
   outfile: join(OUT, 'boot.cjs'),
   sourcemap: false,
 });

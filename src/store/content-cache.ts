@@ -1,7 +1,7 @@
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { writeCache } from './cache-file.js';
+import { machineCacheDir } from './cache-dir.js';
 import { readGitIndex, type GitIndex, type WorkIndex } from './git-index.js';
 import { sha1Hex } from './sha1.js';
 import type { Listing } from './work-listing.js';
@@ -12,11 +12,11 @@ import type { Listing } from './work-listing.js';
  * without it; this one is shared by every clone and worktree of a repository on the machine, so the
  * first command in a new one parses only the files git cannot vouch for (git-index.ts).
  *
- * Where: `$HOLON_CACHE_DIR`, else `$XDG_CACHE_HOME/holon`, else `~/.cache/holon`;
- * `HOLON_CACHE_DIR=off` turns it off. One file per repository (its origin URL, else its git folder)
- * and agent, `content-REPO-AGENT.json`, in the shape of the graph cache's base,
- * `{version, build, entries: {NAME: entry}}` (one entry a line), except that an entry's first element
- * is `BLOB:SIZE` (the file's git blob id and length) where the graph cache has the file's stat key.
+ * Where: the machine's cache folder (cache-dir.ts; `HOLON_CACHE_DIR=off` turns it off). One file per
+ * repository (its origin URL, else its git folder) and agent, `content-REPO-AGENT.json`, in the shape
+ * of the graph cache's base, `{version, build, entries: {NAME: entry}}` (one entry a line), except
+ * that an entry's first element is `BLOB:SIZE` (the file's git blob id and length) where the graph
+ * cache has the file's stat key.
  *
  * Why an entry taken from it is the one a parse would give (docs/frontier.md, "The machine content cache"):
  * - Written only for text whose own blob id holon computed when it parsed it (sha1 of
@@ -33,17 +33,6 @@ import type { Listing } from './work-listing.js';
  * Written by temp file + rename, only when a load learned an entry it did not have. A torn, foreign,
  * unreadable or unwritable cache costs only the parses it would have saved, never a wrong answer.
  */
-
-export function contentCacheDir(env: NodeJS.ProcessEnv = process.env): string | null {
-  if (env.HOLON_CACHE_DIR === 'off') return null;
-  if (env.HOLON_CACHE_DIR) return env.HOLON_CACHE_DIR;
-  if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, 'holon');
-  try {
-    return join(homedir(), '.cache', 'holon');
-  } catch {
-    return null;
-  }
-}
 
 /** The repository's name for the cache: its origin URL when it has one, else its git folder. */
 function repositoryName(commonDir: string): string {
@@ -65,7 +54,7 @@ export interface ContentSource {
 
 /** Null (and why, for the trace) when there is no cache or git's index gives no answer. */
 export function contentSource(homeDir: string, listings: ReadonlyArray<{ agent: string; names: string[] }>, env: NodeJS.ProcessEnv = process.env): ContentSource | string {
-  const dir = contentCacheDir(env);
+  const dir = machineCacheDir(env);
   if (!dir) return 'HOLON_CACHE_DIR=off';
   const git = readGitIndex(homeDir, listings, env);
   if (!git) return "no git index to vouch for files";

@@ -1,0 +1,110 @@
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import Module from 'node:module';
+import { basename, dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Script } from 'node:vm';
+import { machineCacheDir } from './cache-dir.js';
+import { trace } from './trace.js';
+
+/**
+ * A light command's bundle (dist/bundle/cmd-*.cjs) loaded with V8's code cache: the compiled code of
+ * the functions the last run used, kept in the machine's cache folder (`code/`), so a command does not
+ * parse and compile ~200 KB of JavaScript on every start (some 10-15 ms of cpu, a tenth of a bare node
+ * start). Node 22 does this itself (module.enableCompileCache); Node 20, holon's runtime, has only
+ * vm.Script's cachedData, so the bundle is compiled here as require would compile it: the same wrapper,
+ * its own module object and require.
+ *
+ * Why a cache cannot run other code than the bundle's: V8 refuses cached data made by another V8
+ * version, other flags (the file name says which: the optimizer is off for short commands) or for a
+ * source of another length; and a cache file names the bundle file it was made from by inode, size and
+ * mtime, so a bundle rebuilt or replaced in place is compiled afresh. A bundle's name carries the hash
+ * of its content, so a new build never meets an old build's cache. A refused, torn or unwritable cache
+ * costs the compile it would have saved, nothing else.
+ *
+ * Written once, after a run that exited 0 found none (or had it refused): the data then covers the
+ * functions a real command used. Files not written for 30 days are removed when another is written.
+ */
+
+export interface LoadedBundle {
+  exports: unknown;
+  /** After the command: writes the cache if this run had none to use and exited 0. */
+  done(code: number): void;
+}
+
+const HEADER = 'holon-code-cache 1';
+const STALE_MS = 30 * 24 * 3600 * 1000;
+
+/** Null when the bundle is to be required as usual (no cache folder, HOLON_DEBUG, Node's own cache, unreadable). */
+export function loadBundle(file: string, optimizer: boolean, env: NodeJS.ProcessEnv = process.env): LoadedBundle | null {
+  const root = machineCacheDir(env);
+  if (!root || env.HOLON_DEBUG) return null;
+  const dir = join(root, 'code');
+  const builtin = (Module as unknown as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache;
+  if (builtin) {
+    // Node 22.1 and later: its own compile cache, for every module.
+    builtin(dir);
+    return null;
+  }
+  let source: string;
+  let stamp: string;
+  try {
+    source = readFileSync(file, 'utf8');
+    const st = statSync(file);
+    stamp = `${st.ino}:${st.size}:${st.mtimeMs}`;
+  } catch {
+    return null;
+  }
+  const path = join(dir, `${basename(file)}.${process.version}-${process.arch}${optimizer ? '' : '-noopt'}.v8`);
+  const head = Buffer.from(`${HEADER} ${stamp}\n`);
+  let cachedData: Buffer | undefined;
+  try {
+    const buf = readFileSync(path);
+    if (buf.length > head.length && head.equals(buf.subarray(0, head.length))) cachedData = buf.subarray(head.length);
+  } catch {
+    // None yet.
+  }
+  let script: Script;
+  try {
+    script = new Script(`(function (exports, require, module, __filename, __dirname) { ${source}\n});`, { filename: file, cachedData });
+  } catch {
+    return null;
+  }
+  const fresh = !cachedData || script.cachedDataRejected === true;
+  trace(`code cache: ${basename(file)} ${!cachedData ? 'missing' : fresh ? 'refused' : 'used'}`);
+  const m = new Module(file);
+  m.filename = file;
+  // The bundle hands a command it does not hold to the whole CLI by import(), which a vm.Script on
+  // Node 20 cannot make itself (scripts/bundle.mjs, __holonWholeCli): made here, relative to the bundle.
+  (m as unknown as { holonImport: (spec: string) => Promise<unknown> }).holonImport = (spec) => import(pathToFileURL(resolve(dirname(file), spec)).href);
+  (script.runInThisContext() as (...args: unknown[]) => void).call(m.exports, m.exports, Module.createRequire(file), m, file, dirname(file));
+  m.loaded = true;
+  return {
+    exports: m.exports,
+    done(code) {
+      if (!fresh || code !== 0) return;
+      try {
+        mkdirSync(dir, { recursive: true });
+        const tmp = `${path}.${process.pid}.tmp`;
+        writeFileSync(tmp, Buffer.concat([head, script.createCachedData()]));
+        renameSync(tmp, path);
+        trace(`code cache: ${basename(file)} written`);
+        prune(dir, path);
+      } catch {
+        // A read-only or full cache folder: the next run compiles again.
+      }
+    },
+  };
+}
+
+/** Removes cache files (and temp files left by a killed writer) not written for 30 days. */
+function prune(dir: string, keep: string): void {
+  const before = Date.now() - STALE_MS;
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    try {
+      if (p !== keep && statSync(p).mtimeMs < before) unlinkSync(p);
+    } catch {
+      // Removed meanwhile.
+    }
+  }
+}

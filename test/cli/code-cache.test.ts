@@ -1,0 +1,105 @@
+import { execFile } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cleanEnv, project, ROOT, tempDir } from '../helpers/cli.js';
+
+/**
+ * The light commands' bundles run with V8's code cache kept in the machine's cache folder
+ * (src/store/code-cache.ts): written once after a run that had none, used after, and a cache that
+ * does not fit is never used. The tests' default is HOLON_CACHE_DIR=off (test/helpers/cli.ts); each
+ * test here gives the cache a temp folder of its own.
+ */
+
+const words = () => JSON.parse(readFileSync(join(ROOT, 'dist/bundle/words.json'), 'utf8')) as Record<string, string>;
+
+async function setup() {
+  const p = await project();
+  const id = await p.create('cached item');
+  const cache = tempDir('holon-cc-');
+  const run = async (args: string[], env: NodeJS.ProcessEnv = {}) => {
+    const r = await p.h(args, { HOLON_CACHE_DIR: cache, HOLON_TRACE_INDEX: '1', ...env });
+    return { ...r, code_cache: [...r.stderr.matchAll(/code cache: \S+ (\w+)/g)].map((m) => m[1]) };
+  };
+  const files = () => (existsSync(join(cache, 'code')) ? readdirSync(join(cache, 'code')) : []);
+  return { p, id, cache, run, files };
+}
+
+describe('the code cache of the light commands', () => {
+  it('is written after the first run and used by the next, which prints the same', async () => {
+    const { p, id, run, files } = await setup();
+    const plain = await p.h(['show', id]);
+    const first = await run(['show', id]);
+    expect(first.code_cache).toEqual(['missing', 'written']);
+    expect(files()).toEqual([`${words().show}.${process.version}-${process.arch}-noopt.v8`]);
+    const second = await run(['show', id]);
+    expect(second.code_cache).toEqual(['used']);
+    expect(second.stdout).toBe(plain.stdout);
+    expect(first.stdout).toBe(plain.stdout);
+    // The optimizer's flags are another cache: V8 would refuse this one.
+    expect((await run(['show', id], { HOLON_V8_OPT: '1' })).code_cache).toEqual(['missing', 'written']);
+    expect(files()).toHaveLength(2);
+    // A frontier's bundle has its own; the whole CLI (help, heavy commands) none.
+    expect((await run(['frontier', '--json'])).code_cache).toEqual(['missing', 'written']);
+    expect((await run(['help', 'show'])).code_cache).toEqual([]);
+  });
+
+  it('is not used when it does not fit: refused bytes, a bundle file it was not made from; then it is written again', async () => {
+    const { id, run, files, cache } = await setup();
+    await run(['show', id]);
+    const file = join(cache, 'code', files()[0]);
+    const good = readFileSync(file);
+    const nl = good.indexOf(10);
+    // The right header over bytes V8 refuses.
+    writeFileSync(file, Buffer.concat([good.subarray(0, nl + 1), Buffer.from('not V8 code data, not at all'.repeat(40))]));
+    const refused = await run(['show', id]);
+    expect(refused.code, refused.stderr).toBe(0);
+    expect(refused.stdout).toContain('cached item');
+    expect(refused.code_cache).toEqual(['refused', 'written']);
+    expect((await run(['show', id])).code_cache).toEqual(['used']);
+    // Made from another file of that name (another inode, size or mtime): not even given to V8.
+    writeFileSync(file, Buffer.concat([Buffer.from(good.subarray(0, nl).toString().replace(/ \d+:/, ' 1:')), good.subarray(nl)]));
+    expect((await run(['show', id])).code_cache).toEqual(['missing', 'written']);
+    // Torn: a header alone.
+    writeFileSync(file, good.subarray(0, nl + 1));
+    const torn = await run(['show', id]);
+    expect(torn.stdout).toContain('cached item');
+    expect(torn.code_cache).toEqual(['missing', 'written']);
+  });
+
+  it('is not written by a failed run, nor where the folder cannot be made; off and HOLON_DEBUG do without it', async () => {
+    const { id, run, files, cache } = await setup();
+    const failed = await run(['show', 'w-nosuchitem']);
+    expect(failed.code).not.toBe(0);
+    expect(failed.code_cache).toEqual(['missing']);
+    expect(files()).toEqual([]);
+    // The cache folder is a file: nothing can be written under it, and the command does not mind.
+    const blocked = join(tempDir(), 'a-file');
+    writeFileSync(blocked, 'x');
+    const r = await run(['show', id], { HOLON_CACHE_DIR: blocked });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('cached item');
+    expect(r.code_cache).toEqual(['missing']);
+    expect((await run(['show', id], { HOLON_CACHE_DIR: 'off' })).code_cache).toEqual([]);
+    expect((await run(['show', id], { HOLON_DEBUG: '1' })).code_cache).toEqual([]);
+    expect(files()).toEqual([]);
+    expect(existsSync(join(cache, 'code'))).toBe(false);
+  });
+
+  it('loads a bundle that hands a command it does not hold to the whole CLI (an import, which a vm.Script cannot make itself)', async () => {
+    const { p, id, cache } = await setup();
+    const w = words();
+    // show's bundle defines `list` (same group) but holds only show's handler.
+    const script = `const boot = require(${JSON.stringify(join(ROOT, 'dist/bundle/boot.cjs'))});
+process.argv = [process.argv[0], 'holon', 'list'];
+const loaded = boot.loadBundle(${JSON.stringify(join(ROOT, 'dist/bundle', w.show))}, false);
+if (!loaded) throw new Error('not loaded through the code cache');
+loaded.exports.main(['list']).then((code) => { process.exitCode = code; });`;
+    const r = await new Promise<{ code: number; stdout: string; stderr: string }>((res) =>
+      execFile(process.execPath, ['-e', script], { cwd: p.dir, env: { ...cleanEnv(), HOLON_AGENT: 'main', HOLON_CACHE_DIR: cache } }, (err, stdout, stderr) =>
+        res({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr })));
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(id);
+  });
+});

@@ -133,8 +133,6 @@ for (const n of SIZES) {
   const size = `${n / 1000}k`;
   row('holon --version', size, 1.5, m(() => ['--version']));
   row('holon show ID', size, 1.5, m((i) => ['show', ids[i]]));
-  // bin/holon.js turns V8's optimizing compiler off for short commands; HOLON_V8_OPT=1 keeps it on.
-  row('holon show ID (HOLON_V8_OPT=1)', size, 1.5, m((i) => ['show', ids[i]], { env: { ...ENV, HOLON_V8_OPT: '1' } }));
   row('holon progress ID TEXT', size, 1.5, m((i) => ['progress', ids[i], `bench note ${i}`]), ticket((i) => ['add-note', `bn-${String(Number.parseInt(ids[i].slice(2), 32)).padStart(4, '0')}`, `bench note ${i}`]), 'ticket add-note');
   row('holon pick ID', size, 1.5, m((i) => ['pick', ids[i]]));
   row('holon wait ID --for external:...', size, 1.5, m((i) => ['wait', ids[RUNS + 1 + i], '--for', `external:bench/${Date.now()}-${i}`, '--reason', 'bench']));

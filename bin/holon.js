@@ -23,10 +23,10 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
 // The bundle is minified: a stack trace names the sources only through its source maps.
 if (process.env.HOLON_DEBUG) process.setSourceMapsEnabled(true);
 
-// A command runs for a fraction of a second: optimizing compilation costs more CPU than it saves.
-// The long-running ones (watch, dash, mcp; by the command word, not any word of argv) keep it.
+// A short command turns V8's optimizing compiler off before long work (src/runtime/compile-mode.ts);
+// the long-running ones (watch, dash, mcp; by the command word, not any word of argv) keep it.
 const optimizer = boot.keepsOptimizer(argv) || Boolean(process.env.HOLON_V8_OPT);
-if (!optimizer) require('node:v8').setFlagsFromString('--no-opt');
+if (!optimizer) globalThis[Symbol.for('holon.short-command')] = 'short';
 
 // A light command runs from its own bundle (scripts/bundle.mjs, "One more bundle per light command"):
 // dist/bundle/words.json names it. Anything else, or a build without it, runs the whole CLI.
@@ -65,7 +65,7 @@ let loaded = null;
 function load() {
   if (entry) {
     try {
-      loaded = boot.loadBundle(entry, optimizer);
+      loaded = boot.loadBundle(entry);
       return loaded ? loaded.exports : require(entry);
     } catch (err) {
       // A words.json whose file is gone (a copy cut short, two builds at once): the whole CLI serves it.

@@ -76,7 +76,7 @@ const ident = (name) => name.replace(/-/g, '_');
  * crypto its ~20 modules, tty the net module) and that a command may not use at all: in the bundle they are stand-ins whose
  * functions require the real module on first call. src/ imports only functions from them (checked here).
  */
-const LAZY_BUILTINS = ['child_process', 'crypto', 'os', 'http', 'tty'];
+const LAZY_BUILTINS = ['child_process', 'crypto', 'os', 'http', 'tty', 'v8'];
 function lazyBuiltin(name) {
   const real = createRequire(import.meta.url)(name);
   const fns = Object.keys(real).filter((k) => /^[a-z]/.test(k) && typeof real[k] === 'function');

@@ -8,6 +8,7 @@ import type { Titled } from '../store/stat-index.js';
 import { quickDigest, type Listing } from '../store/graph-index.js';
 import type { Home } from '../store/home.js';
 import { listKept } from '../store/kept-listing.js';
+import { beforeLongWork } from '../runtime/compile-mode.js';
 import { trace } from '../store/trace.js';
 import type { OpsCtx } from './context.js';
 import { holderOf } from './holder.js';
@@ -54,7 +55,7 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
   const home = ctx.home();
   const agent = ctx.agent();
   const holder = holderOf(ctx, agent);
-  const listings = listKept(home);
+  const listings = listKept(home, undefined, beforeLongWork);
   const fp = frontierFingerprint(home, agent, holder, view, listings);
   // An answer built on a file changed a moment ago is never reused by file keys (see RACY_MS).
   const keptFp = listings.some((l) => l.racy.size > 0) ? '' : fp;
@@ -87,6 +88,7 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
     }
   }
   // Loaded only now: a reused answer needs neither the graph nor the evaluator.
+  beforeLongWork();
   const [{ computeFrontier }, { buildFrontierInput }, { loadListings }] = await Promise.all([
     import('../core/frontier.js'), import('../store/frontier-input.js'), import('../store/graph-index.js'),
   ]);

@@ -15,8 +15,7 @@ import { trace } from './trace.js';
  * its own module object and require.
  *
  * Why a cache cannot run other code than the bundle's: V8 refuses cached data made by another V8
- * version, other flags (the file name says which: the optimizer is off for short commands) or for a
- * source of another length; and a cache file names the bundle file it was made from by inode, size and
+ * version, other flags or for a source of another length; and a cache file names the bundle file it was made from by inode, size and
  * mtime, so a bundle rebuilt or replaced in place is compiled afresh. A bundle's name carries the hash
  * of its content, so a new build never meets an old build's cache. A refused, torn or unwritable cache
  * costs the compile it would have saved, nothing else.
@@ -35,7 +34,7 @@ const HEADER = 'holon-code-cache 1';
 const STALE_MS = 30 * 24 * 3600 * 1000;
 
 /** Null when the bundle is to be required as usual (no cache folder, HOLON_DEBUG, Node's own cache, unreadable). */
-export function loadBundle(file: string, optimizer: boolean, env: NodeJS.ProcessEnv = process.env): LoadedBundle | null {
+export function loadBundle(file: string, env: NodeJS.ProcessEnv = process.env): LoadedBundle | null {
   const root = machineCacheDir(env);
   if (!root || env.HOLON_DEBUG) return null;
   const dir = join(root, 'code');
@@ -54,7 +53,7 @@ export function loadBundle(file: string, optimizer: boolean, env: NodeJS.Process
   } catch {
     return null;
   }
-  const path = join(dir, `${basename(file)}.${process.version}-${process.arch}${optimizer ? '' : '-noopt'}.v8`);
+  const path = join(dir, `${basename(file)}.${process.version}-${process.arch}.v8`);
   const head = Buffer.from(`${HEADER} ${stamp}\n`);
   let cachedData: Buffer | undefined;
   try {
@@ -81,7 +80,9 @@ export function loadBundle(file: string, optimizer: boolean, env: NodeJS.Process
   return {
     exports: m.exports,
     done(code) {
-      if (!fresh || code !== 0) return;
+      // Not after V8's flags changed (runtime/compile-mode.ts): the data would carry the new ones, which
+      // the next start does not have, and be refused.
+      if (!fresh || code !== 0 || (globalThis as { [k: symbol]: unknown })[Symbol.for('holon.short-command')] === 'off') return;
       try {
         mkdirSync(dir, { recursive: true });
         const tmp = `${path}.${process.pid}.tmp`;

@@ -88,7 +88,14 @@ export function askKeeper(home: Home, epoch: string, since: Record<string, numbe
 }
 
 /** Every agent's work listing; with a keeper's help where it can vouch, else a stat of every file. */
-export function listKept(home: Home, agents = listAgents(home)): Listing[] {
+/** Snapshots past this many files make a full listing long work (see listKept's `longWork`). */
+const LONG_LISTING = 2000;
+
+/**
+ * `longWork` is called (once at most) before stat'ing every file of an agent with no snapshot or a big
+ * one: the caller may then trade V8's optimizer for less cpu (runtime/compile-mode.ts).
+ */
+export function listKept(home: Home, agents = listAgents(home), longWork: () => void = () => {}): Listing[] {
   const snaps = new Map<string, StatIndex>();
   const cachePath = (a: string) => join(home.local, 'cache', `graph-${a}.json`);
   let epoch = '';
@@ -102,9 +109,14 @@ export function listKept(home: Home, agents = listAgents(home)): Listing[] {
     if (!epoch) epoch = m[0];
     if (m[0] === epoch) since[a] = m[1];
   }
+  const long = (a: string) => {
+    const n = snaps.get(a)?.count;
+    if (n === undefined || n > LONG_LISTING) longWork();
+  };
   const answer = askKeeper(home, epoch, since);
   if (typeof answer === 'string') {
     trace(`every file stat'ed (${answer})`);
+    agents.forEach(long);
     return listAllMarked(home, agents, () => '');
   }
   const mark = `${answer.epoch}:${answer.gen}`;
@@ -118,6 +130,7 @@ export function listKept(home: Home, agents = listAgents(home)): Listing[] {
     const s = snaps.get(a);
     const m = s && splitMark(s.mark);
     const vouched = s && m && answer.changed && m[0] === answer.epoch && watchedSince !== undefined && m[1] >= watchedSince;
+    if (!vouched) long(a);
     const l = vouched ? rebuilt(home, a, s, reported, markOf) : listAgentWork(home, a, markOf);
     // A snapshot the keeper could not vouch for, found equal to this listing made under its answer, is
     // stored under that answer's mark now: a reused answer writes nothing else, and without this every

@@ -4,6 +4,15 @@ import { describe, expect, it } from 'vitest';
 import { project } from '../helpers/cli.js';
 import { until } from '../helpers/watch.js';
 
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 const STEPS = ['item-done', 'timer-cancel'] as const;
 
 describe('complete and supersede killed half-way are repaired, and check names what they left', () => {
@@ -76,6 +85,7 @@ describe('complete and supersede killed half-way are repaired, and check names w
     // write it back: a failure on a loaded machine).
     const record = join(p.home, 'local/tasks', `${task}.json`);
     await until(() => JSON.parse(readFileSync(record, 'utf8')).pid != null, 60_000, 'the supervisor to start the task');
+    const supervisor = JSON.parse(readFileSync(record, 'utf8')).supervisor_pid as number;
     unlinkSync(record);
     const moved = await p.create('moved by hand');
     mkdirSync(join(p.home, 'agents/bob/work'), { recursive: true });
@@ -90,5 +100,8 @@ describe('complete and supersede killed half-way are repaired, and check names w
     expect(messages.some((m: string) => m.includes(`${moved}.md: WorkItem of agent "main" in agent "bob"'s folder`))).toBe(true);
     expect(messages.some((m: string) => m.includes(`${t}.yaml: timer of agent "main" in agent "bob"'s folder`))).toBe(true);
     writeFileSync(go, '');
+    // The supervisor writes the task's end (its record, its event) under local/: the cleanup waits for
+    // it to be done, or it could remove the folder while a file is being written in it (ENOTEMPTY).
+    await until(() => !alive(supervisor), 60_000, 'the supervisor to end');
   });
 });

@@ -88,7 +88,7 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
     }
   }
   // Loaded only now: a reused answer needs neither the graph nor the evaluator.
-  beforeLongWork();
+  beforeLongWork(listings.reduce((n, l) => n + l.count, 0));
   const [{ computeFrontier }, { buildFrontierInput }, { loadListings }] = await Promise.all([
     import('../core/frontier.js'), import('../store/frontier-input.js'), import('../store/graph-index.js'),
   ]);

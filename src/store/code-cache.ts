@@ -82,7 +82,8 @@ export function loadBundle(file: string, env: NodeJS.ProcessEnv = process.env): 
     done(code) {
       // Not after V8's flags changed (runtime/compile-mode.ts): the data would carry the new ones, which
       // the next start does not have, and be refused.
-      if (!fresh || code !== 0 || (globalThis as { [k: symbol]: unknown })[Symbol.for('holon.short-command')] === 'off') return;
+      const mark = (globalThis as { [k: symbol]: unknown })[Symbol.for('holon.short-command')];
+      if (!fresh || code !== 0 || mark === 'off' || mark === 'small') return;
       try {
         mkdirSync(dir, { recursive: true });
         const tmp = `${path}.${process.pid}.tmp`;

@@ -10,6 +10,8 @@ import { setFlagsFromString } from 'node:v8';
  * nor a run with HOLON_V8_OPT=1.
  */
 const MARK = Symbol.for('holon.short-command');
+/** store/code-cache.ts's CAPTURE (not imported: that would bring the loader, node:vm, into every bundle). */
+const CODE_CACHE_CAPTURE = Symbol.for('holon.code-cache-capture');
 
 /**
  * From this many items, a short command's evaluation also tells V8 to favour memory over speed: at
@@ -28,5 +30,8 @@ export function beforeLongWork(items = 0): void {
   if (state === undefined || state === 'small') return;
   const flags = [state === 'short' ? '--no-opt' : '', items >= BIG_GRAPH ? '--optimize-for-size' : ''].filter(Boolean);
   g[MARK] = items >= BIG_GRAPH ? 'small' : 'off';
-  if (flags.length) setFlagsFromString(flags.join(' '));
+  if (!flags.length) return;
+  // The code cache of this run's bundle is made first, under the flags the next start will have.
+  (g as { [CODE_CACHE_CAPTURE]?: () => void })[CODE_CACHE_CAPTURE]?.();
+  setFlagsFromString(flags.join(' '));
 }

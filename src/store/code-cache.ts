@@ -21,7 +21,7 @@ import { trace } from './trace.js';
  * costs the compile it would have saved, nothing else.
  *
  * Written once, after a run that exited 0 found none (or had it refused): the data then covers the
- * functions a real command used. Files not written for 30 days are removed when another is written.
+ * functions a real command used (up to its long work, if any: see `early`). Files not written for 30 days are removed when another is written.
  */
 
 export interface LoadedBundle {
@@ -31,6 +31,10 @@ export interface LoadedBundle {
 }
 
 const HEADER = 'holon-code-cache 1';
+
+/** Where runtime/compile-mode.ts finds what to call before it changes V8's flags (the bundles are separate module graphs). */
+export const CAPTURE = Symbol.for('holon.code-cache-capture');
+type Captures = { [CAPTURE]?: () => void };
 const STALE_MS = 30 * 24 * 3600 * 1000;
 
 /** Null when the bundle is to be required as usual (no cache folder, HOLON_DEBUG, Node's own cache, unreadable). */
@@ -70,6 +74,10 @@ export function loadBundle(file: string, env: NodeJS.ProcessEnv = process.env): 
   }
   const fresh = !cachedData || script.cachedDataRejected === true;
   trace(`code cache: ${basename(file)} ${!cachedData ? 'missing' : fresh ? 'refused' : 'used'}`);
+  // The data carries V8's flags as they are when it is made, and a short command changes them before
+  // long work (runtime/compile-mode.ts): made then, it has the flags the next start has.
+  let early: Buffer | null = null;
+  if (fresh) (globalThis as Captures)[CAPTURE] = () => void (early ??= script.createCachedData());
   const m = new Module(file);
   m.filename = file;
   // The bundle hands a command it does not hold to the whole CLI by import(), which a vm.Script on
@@ -80,14 +88,12 @@ export function loadBundle(file: string, env: NodeJS.ProcessEnv = process.env): 
   return {
     exports: m.exports,
     done(code) {
-      // Not after V8's flags changed (runtime/compile-mode.ts): the data would carry the new ones, which
-      // the next start does not have, and be refused.
-      const mark = (globalThis as { [k: symbol]: unknown })[Symbol.for('holon.short-command')];
-      if (!fresh || code !== 0 || mark === 'off' || mark === 'small') return;
+      if (!fresh || code !== 0) return;
       try {
+        const data = early ?? script.createCachedData();
         mkdirSync(dir, { recursive: true });
         const tmp = `${path}.${process.pid}.tmp`;
-        writeFileSync(tmp, Buffer.concat([head, script.createCachedData()]));
+        writeFileSync(tmp, Buffer.concat([head, data]));
         renameSync(tmp, path);
         trace(`code cache: ${basename(file)} written`);
         prune(dir, path);

@@ -21,7 +21,8 @@ import { trace } from './trace.js';
  * costs the compile it would have saved, nothing else.
  *
  * Written once, after a run that exited 0 found none (or had it refused): the data then covers the
- * functions a real command used (up to its long work, if any: see `early`). Files not written for 30 days are removed when another is written.
+ * functions a real command used (up to its long work, if any: see `early`). Writing one prunes the
+ * folder (see prune).
  */
 
 export interface LoadedBundle {
@@ -36,6 +37,7 @@ const HEADER = 'holon-code-cache 1';
 export const CAPTURE = Symbol.for('holon.code-cache-capture');
 type Captures = { [CAPTURE]?: () => void };
 const STALE_MS = 30 * 24 * 3600 * 1000;
+const KEEP = 64;
 
 /** Null when the bundle is to be required as usual (no cache folder, HOLON_DEBUG, Node's own cache, unreadable). */
 export function loadBundle(file: string, env: NodeJS.ProcessEnv = process.env): LoadedBundle | null {
@@ -104,15 +106,29 @@ export function loadBundle(file: string, env: NodeJS.ProcessEnv = process.env): 
   };
 }
 
-/** Removes cache files (and temp files left by a killed writer) not written for 30 days. */
+/**
+ * Keeps the folder small: every build has new bundle names, so a developer's rebuilds would pile up
+ * caches of bundles no longer there. Kept: the KEEP files written last (two builds of every bundle),
+ * and none older than 30 days; temp files left by a killed writer go the same way.
+ */
 function prune(dir: string, keep: string): void {
   const before = Date.now() - STALE_MS;
+  const files: Array<{ p: string; ms: number }> = [];
   for (const name of readdirSync(dir)) {
     const p = join(dir, name);
     try {
-      if (p !== keep && statSync(p).mtimeMs < before) unlinkSync(p);
+      if (p !== keep) files.push({ p, ms: statSync(p).mtimeMs });
     } catch {
       // Removed meanwhile.
     }
   }
+  files.sort((x, y) => y.ms - x.ms);
+  files.forEach(({ p, ms }, i) => {
+    if (i < KEEP - 1 && ms >= before) return;
+    try {
+      unlinkSync(p);
+    } catch {
+      // Removed meanwhile.
+    }
+  });
 }

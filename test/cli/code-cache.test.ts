@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cleanEnv, project, ROOT, tempDir } from '../helpers/cli.js';
@@ -68,6 +68,28 @@ describe('the code cache of the light commands', () => {
     const torn = await run(['show', id]);
     expect(torn.stdout).toContain('cached item');
     expect(torn.code_cache).toEqual(['missing', 'written']);
+  });
+
+  it('keeps its folder small when it writes: the 64 files written last, none older than 30 days', async () => {
+    const { id, run, files, cache } = await setup();
+    const dir = join(cache, 'code');
+    mkdirSync(dir, { recursive: true });
+    const day = 24 * 3600;
+    const now = Date.now() / 1000;
+    // 70 caches of older builds' bundles, a minute apart; and one of 40 days ago.
+    for (let i = 0; i < 70; i++) {
+      writeFileSync(join(dir, `old-${i}.v8`), 'x');
+      utimesSync(join(dir, `old-${i}.v8`), now - (i + 1) * 60, now - (i + 1) * 60);
+    }
+    writeFileSync(join(dir, 'ancient.v8'), 'x');
+    utimesSync(join(dir, 'ancient.v8'), now - 40 * day, now - 40 * day);
+    expect((await run(['show', id])).code_cache).toEqual(['missing', 'written']);
+    const left = files();
+    expect(left).toHaveLength(64);
+    expect(left).toContain(`${words().show}.${process.version}-${process.arch}.v8`);
+    // The newest of the old ones stay.
+    expect(left).toEqual(expect.arrayContaining(Array.from({ length: 63 }, (_, i) => `old-${i}.v8`)));
+    expect(left).not.toContain('ancient.v8');
   });
 
   it('is not written by a failed run, nor where the folder cannot be made; off and HOLON_DEBUG do without it', async () => {

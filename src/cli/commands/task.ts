@@ -1,4 +1,4 @@
-import { invalid, usage } from '../../core/errors.js';
+import { usage } from '../../core/errors.js';
 import { startTask } from '../../runtime/tasks.js';
 import { listTasks, locateTask, readTask, type TaskRecord } from '../../store/tasks.js';
 import type { Ctx } from '../context.js';

@@ -41,7 +41,7 @@ export interface FrontierInput {
   /** Called only when an item names a repo or branch (keeps git calls off the common path). */
   workspace: () => Workspace;
   /** Resources of admitted events of an agent (for resume_when event:...). */
-  admittedEvents: (agent: string) => Set<string>;
+  admittedEvents: (agent: string) => Map<string, number>;
   /**
    * Why a budget stops the item now (its own or its agent's day; detail null: it does not), with the
    * moment the answer flips by the clock alone (the day ends, a run in flight spends `time`); null when
@@ -180,6 +180,17 @@ function checkDependencies(p: Prepared, item: WorkItem): CheckResult {
   return ok(p, 'dependencies', () => `all done: ${item.depends_on.join(', ')}`);
 }
 
+/**
+ * Whether an event admitted last at `lastMs` (undefined: none) meets an `event:` condition set at
+ * `since` (the item's resume_since). Without a readable one (a record written by hand or by an older
+ * holon), any admitted event counts, as it always did.
+ */
+function eventSince(lastMs: number | undefined, since: unknown): boolean {
+  if (lastMs === undefined) return false;
+  const from = typeof since === 'string' ? Date.parse(since) : NaN;
+  return Number.isNaN(from) || lastMs >= Math.floor(from / 1000) * 1000;
+}
+
 /** Which resume_when condition holds now, if any, and the invalid ones. */
 function resumeState(p: Prepared, item: WorkItem): { met: string[]; unmet: string[]; invalid: string[] } {
   const met: string[] = [];
@@ -197,7 +208,7 @@ function resumeState(p: Prepared, item: WorkItem): { met: string[]; unmet: strin
       yes = p.input.nowMs >= c.ms;
     }
     else if (c.kind === 'done') yes = resolveReplacement(p, c.id)?.status === 'done';
-    else if (c.kind === 'event') yes = p.input.admittedEvents(item.agent || p.input.agent).has(c.resource);
+    else if (c.kind === 'event') yes = eventSince(p.input.admittedEvents(item.agent || p.input.agent).get(c.resource), item.extra.resume_since);
     else yes = p.input.capabilities.get(c.name)?.available === true;
     (yes ? met : unmet).push(c.text);
   }

@@ -151,13 +151,18 @@ export function checkResumeCondition(cond: string): string {
   return `capability:${value}`;
 }
 
-/** Deferred until conditions hold; the conditions are kept in `resume_when`. */
+/**
+ * Deferred until conditions hold; the conditions are kept in `resume_when`, and the time they were set
+ * in `resume_since`: an `event:R` condition waits for an event admitted from then on, not one already
+ * in the inbox (deferring again, even with the same conditions, waits for new ones). An event admitted
+ * in the same second counts: a resume candidate too many is reviewed, one too few is lost work.
+ */
 export function defer(doc: WorkDoc, conditions: string[], reason: string, nowIso: string): WorkDoc {
   refuseDone(doc, 'defer it');
   if (!conditions.length) throw usage('defer needs a resume condition', 'pass --until ISO or --when COND (at:ISO, done:ID, event:RESOURCE, capability:NAME)');
   if (!reason.trim()) throw invalid('--reason is empty', 'say why the work is deferred');
   const resume_when = [...new Set([...doc.item.resume_when, ...conditions])];
-  const next = { ...doc, item: { ...doc.item, status: 'deferred' as const, resume_when } };
+  const next = { ...doc, item: { ...doc.item, status: 'deferred' as const, resume_when, extra: { ...doc.item.extra, resume_since: nowIso } } };
   return appendHistory(next, { at: nowIso, text: `deferred until ${conditions.join(', ')}: ${reason.trim()}` });
 }
 
@@ -182,7 +187,8 @@ export function reopen(doc: WorkDoc, nowIso: string, note = '', exactIso = nowIs
   const was = item.blocker ? `blocker "${item.blocker.reason}"` : item.resume_when.length ? `resume_when ${item.resume_when.join(', ')}` : item.status;
   // A budget block reopened grants the same budget afresh: spending counts from now (docs/budgets.md).
   const fresh = isBudgetBlocker(item.blocker);
-  const extra = fresh ? { ...item.extra, budget_since: exactIso } : item.extra;
+  const { resume_since: _since, ...kept } = item.extra;
+  const extra = fresh ? { ...kept, budget_since: exactIso } : kept;
   const next = { ...doc, item: { ...item, status: 'open' as const, blocker: null, resume_when: [], extra } };
   return appendHistory(next, { at: nowIso, text: `reopened (was ${item.status}; cleared ${was}${fresh ? '; the budget counts afresh from now' : ''})${note ? `: ${note}` : ''}` });
 }

@@ -12,9 +12,11 @@ export const WORK_KEYS = [
 
 /**
  * Front matter keys kept in `extra` (WorkItem has no field for them) that holon itself writes: issue 17's
- * budget (core/budget.ts) and where its spending starts counting. `extra` is authoritative for them.
+ * budget (core/budget.ts) and where its spending starts counting, and `resume_since`, when `defer` set
+ * the resume conditions (an `event:` condition counts only events admitted from then on). `extra` is
+ * authoritative for them.
  */
-const EXTRA_WRITTEN = ['budget', 'budget_since'] as const;
+const EXTRA_WRITTEN = ['budget', 'budget_since', 'resume_since'] as const;
 const WRITTEN_KEYS: readonly string[] = [...WORK_KEYS, ...EXTRA_WRITTEN];
 
 const KNOWN_KEYS: ReadonlySet<string> = new Set(WORK_KEYS);

@@ -72,7 +72,11 @@ export async function newItem(ctx: OpsCtx, opts: NewOptions): Promise<{ doc: Wor
     decision_scope: opts.decisionScope ? { scope: opts.decisionScope } : null,
     exclude: opts.exclude ?? [],
     resume_when: opts.resumeWhen ?? [],
-    extra: opts.budget === undefined ? {} : { budget: formatBudget(parseBudget(opts.budget, '--budget', true)) },
+    extra: {
+      ...(opts.budget === undefined ? {} : { budget: formatBudget(parseBudget(opts.budget, '--budget', true)) }),
+      // Its event conditions count events from its creation on, as a defer's do from the defer (core/transitions.ts).
+      ...(opts.resumeWhen?.some((c) => c.startsWith('event:')) ? { resume_since: iso(ctx.nowMs) } : {}),
+    },
     workspace: opts.requireWorktree ? { require_worktree: true } : null,
     freshness: opts.maxAge ? { max_age: opts.maxAge } : null,
   };

@@ -17,10 +17,10 @@ import { budgetsConfigured, dailyBudgetState, itemBudgetState, spendingByItem, s
 
 const eventsDir = (home: Home, agent: string) => join(agentDir(home, agent), 'events');
 
-/** Resources of an agent's admitted events (agents/A/events/ID.yaml with status admitted). */
-export function admittedEventResources(home: Home, agent: string): Set<string> {
+/** The latest admission time (ms) of each resource of an agent's admitted events (agents/A/events/ID.yaml with status admitted). */
+export function admittedEventResources(home: Home, agent: string): Map<string, number> {
   const dir = eventsDir(home, agent);
-  const out = new Set<string>();
+  const out = new Map<string, number>();
   let names: string[];
   try {
     names = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
@@ -30,7 +30,14 @@ export function admittedEventResources(home: Home, agent: string): Set<string> {
   for (const f of names) {
     try {
       const d = yamlLib().parse(readRecordText(join(dir, f))) as Record<string, unknown> | null;
-      if (d && d.status === 'admitted' && d.resource != null) out.add(String(d.resource));
+      if (d && d.status === 'admitted' && d.resource != null) {
+        // The latest admission per resource; one with no readable time counts as the newest (it
+        // met any condition before resume_since existed, and still does).
+        const at = typeof d.admitted_at === 'string' ? Date.parse(d.admitted_at) : NaN;
+        const ms = Number.isNaN(at) ? Infinity : at;
+        const r = String(d.resource);
+        if (!(out.get(r)! >= ms)) out.set(r, ms);
+      }
     } catch {
       // A broken event record is `holon check`'s to report; it satisfies nothing here.
     }
@@ -143,7 +150,7 @@ export function buildFrontierInput(home: Home, agent: string, opts: { holder: st
       if (v && this.spendingSig === null) this.spendingSig = spendingSignature(home);
     },
   };
-  const events = new Map<string, Set<string>>();
+  const events = new Map<string, Map<string, number>>();
   const ancestry = new Map<string, Ancestry>();
   let homeRepo: string | null | undefined;
   let known: AncestryCache | undefined;

@@ -50,7 +50,10 @@ export function slimOf(item: WorkItem, agent: string): Slim | 'D' {
     out[f] = owned(v);
   }
   // Issue 17: the frontier's budget check reads the item's budget and where its spending starts.
-  if (!closed && (item.extra.budget != null || item.extra.budget_since != null)) out.extra = { budget: item.extra.budget ?? null, budget_since: item.extra.budget_since ?? null };
+  // And where its resume conditions start counting events (core/transitions.ts defer).
+  if (!closed && (item.extra.budget != null || item.extra.budget_since != null || item.extra.resume_since != null)) {
+    out.extra = { budget: item.extra.budget ?? null, budget_since: item.extra.budget_since ?? null, ...(item.extra.resume_since != null ? { resume_since: item.extra.resume_since } : {}) };
+  }
   return out as Slim;
 }
 

@@ -169,6 +169,45 @@ describe('completion and the other honest exits', () => {
   });
 });
 
+describe('a deferred item waiting for an event', () => {
+  it('counts only events admitted since the defer: one already in the inbox does not resume it', async () => {
+    const p = await project();
+    const a = await p.create('Ship after the release build');
+    const at = (t: string) => ({ HOLON_NOW: `2026-12-01T${t}Z` });
+    const code = async (t: string) => {
+      const f = await p.json(['frontier', '--all'], at(t));
+      for (const ch of ['runnable', 'waiting', 'resume_candidates', 'not_runnable']) {
+        const hit = f[ch].find((x: any) => x.id === a);
+        if (hit) return hit.code;
+      }
+      return 'absent';
+    };
+    // Yesterday's build event is in the inbox already.
+    expect((await p.h(['notify', 'ci:release/build', '--mode', 'message'], at('09:00:00'))).code).toBe(0);
+    const d = await p.json(['defer', a, '--when', 'event:ci:release/build', '--reason', 'after the next build'], at('10:00:00'));
+    expect(d.status).toBe('deferred');
+    expect(readFileSync(p.workFile(a), 'utf8')).toContain('resume_since: "2026-12-01T10:00:00Z"');
+    expect(await code('10:01:00')).toBe('deferred');
+    // The next build: a resume candidate (reviewed, not reopened by itself).
+    expect((await p.h(['notify', 'ci:release/build', '--mode', 'message'], at('10:30:00'))).code).toBe(0);
+    expect(await code('10:31:00')).toBe('resume_ready');
+    // Deferred again, with the same condition: it waits for a build after this one.
+    await p.json(['defer', a, '--when', 'event:ci:release/build', '--reason', 'that build failed'], at('11:00:00'));
+    expect(await code('11:01:00')).toBe('deferred');
+    // Reopened: the conditions go, and with them the time they counted from.
+    await p.json(['reopen', a, '--reason', 'done waiting'], at('11:30:00'));
+    expect(readFileSync(p.workFile(a), 'utf8')).not.toContain('resume_since');
+    expect(await code('11:31:00')).toBe('runnable');
+    // An item made to wait for an event counts the events from its creation on.
+    const b = await p.create('Announce the release', ['--resume-when', 'event:ci:release/build'], at('12:00:00'));
+    const status = async (t: string) => (await p.json(['frontier', '--all'], at(t))).waiting.find((x: any) => x.id === b)?.code;
+    expect(await status('12:01:00')).toBe('resume_pending');
+    expect((await p.h(['notify', 'ci:release/build', '--mode', 'message'], at('12:30:00'))).code).toBe(0);
+    expect((await p.json(['frontier', '--all'], at('12:31:00'))).runnable.map((x: any) => x.id)).toContain(b);
+    expect((await p.h(['check'])).code).toBe(0);
+  });
+});
+
 describe('events that share a second', () => {
   it('are listed in the order they were admitted, not by their random ids', async () => {
     const p = await project();

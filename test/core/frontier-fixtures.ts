@@ -32,7 +32,7 @@ export function input(items: WorkItem[], over: Partial<FrontierInput> & { ws?: P
   const ws: Workspace = { git: true, repo_ids: ['acme/app', 'app'], repo: 'acme/app', branch: 'main', worktree: false, common: '/src/app/.git', ...over.ws };
   return {
     agent: 'main', holder: 'agent:main', nowMs: NOW, items, capabilities: caps({ shell: {} }),
-    workspace: () => ws, admittedEvents: () => new Set(over.events ?? []),
+    workspace: () => ws, admittedEvents: () => new Map((over.events ?? []).map((r) => [r, Infinity])),
     head: () => HEAD, ancestry: (c) => (HEAD.startsWith(c) ? 'same' : HISTORY[c] ?? 'unknown'),
     ...over,
   };

@@ -234,7 +234,15 @@ export class Watcher {
     if (this.stopping) return;
     for (const [agent, q] of this.queue) {
       if (this.running.has(agent) || q.size === 0) continue;
-      if (isStopped(this.home, agent)) continue;
+      if (isStopped(this.home, agent)) {
+        // Stopping makes old continuations ineligible (SPEC 3): what is queued now is not kept for the
+        // start. What is still owed then (new work, retries, wakes that come after the start) every
+        // pass derives again from the records, as a restarted watcher does (watch-reasons.ts).
+        for (const p of q.values()) markResumed(this.home, p.resumes, 'skipped');
+        this.sayOnce(`not running ${agent}: it is stopped (holon agent start ${agent}); what wakes it meanwhile is not continued`);
+        q.clear();
+        continue;
+      }
       if (this.opts.serves && !this.opts.serves(agent)) {
         // Another machine's watcher serves it: its reasons are that watcher's to handle.
         q.clear();

@@ -177,12 +177,17 @@ export function markResumed(home: Home, runIds: string[], by: string): void {
 /**
  * Operator messages that woke no wait (they name an item, or go to the focus), and events that joined
  * a pending wake (`holon notify` and `holon tell` admit at once), that no successful run has consumed.
+ * Not those admitted before the agent was last started again (stopping makes old continuations
+ * ineligible, as in pendingWakes); one admitted in the second of the start counts.
  */
 export function operatorWakes(home: Home, agents: string[], covered: Covered, seen: Set<string>): Wake[] {
   const wakes: Wake[] = [];
+  const started = readAgentState(home).started;
   for (const agent of agents) {
+    const since = started[agent]?.since ?? null;
     for (const n of newOperatorNudges(home, agent, seen)) {
       if (covered.keys.has(`event:${n.event}`)) continue;
+      if (since && n.admitted_at && n.admitted_at < since) continue;
       const reason = n.source && n.source !== 'operator' ? 'wait_triggered' : 'operator_message';
       wakes.push({ agent, work_item: n.work_item, reason, event: n.event, ...(n.wait ? { wait: n.wait } : {}) });
     }

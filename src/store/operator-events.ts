@@ -13,6 +13,8 @@ export interface OperatorNudge {
   work_item: string | null;
   wait?: string;
   source?: string;
+  /** When it was admitted (ISO, whole seconds), or null. */
+  admitted_at: string | null;
 }
 
 /**
@@ -36,9 +38,9 @@ export function newOperatorNudges(home: Home, agent: string, seen: Set<string>):
     try {
       const ev = readEventFile(join(dir, f));
       if (ev.status !== 'admitted') continue;
-      for (const j of ev.disposition?.joined ?? []) out.push({ agent, event: ev.id, work_item: j.work_item, wait: j.wait, source: ev.source });
+      for (const j of ev.disposition?.joined ?? []) out.push({ agent, event: ev.id, work_item: j.work_item, wait: j.wait, source: ev.source, admitted_at: ev.admitted_at });
       if (ev.source !== 'operator' || ev.disposition?.triggered.length || ev.disposition?.joined?.length) continue;
-      out.push({ agent, event: ev.id, work_item: ev.work_item });
+      out.push({ agent, event: ev.id, work_item: ev.work_item, admitted_at: ev.admitted_at });
     } catch {
       // A broken record is `holon check`'s to report.
     }

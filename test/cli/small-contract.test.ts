@@ -118,6 +118,24 @@ describe('small parts of the contract', () => {
     expect(runs.map((r: any) => [r.work_item, r.reason])).toEqual([[b, 'wait_triggered']]);
   }, 120_000);
 
+  it('an operator message while stopped is not continued after the start; one after it is', async () => {
+    const p = await project('rev');
+    script(join(p.dir, 'agent.sh'), '#!/bin/sh\nholon progress "$HOLON_WORK_ITEM" "woke: $HOLON_WAKE"\n');
+    setRunner(p.home, 'rev', '{preset: command, command: ./agent.sh}');
+    const at = (s: number) => ({ HOLON_NOW: `2026-06-01T00:00:${String(s).padStart(2, '0')}Z` });
+    const a = await p.create('PR 101', [], at(0));
+    const b = await p.create('PR 102', [], at(0));
+    // Both wait on something far off: only the messages can wake them.
+    for (const [id, r] of [[a, 'external:pr:101'], [b, 'external:pr:102']]) await p.h(['wait', id, '--for', r, '--reason', 'review', '--recheck', '2030-01-01T00:00:00Z'], at(0));
+    expect((await p.h(['agent', 'stop', 'rev'], at(1))).code).toBe(0);
+    expect((await p.h(['tell', '--work', a, 'look at the new comments'], at(2))).code).toBe(0);
+    expect((await p.h(['agent', 'start', 'rev'], at(5))).code).toBe(0);
+    expect((await p.json(['watch', '--once'])).runs).toEqual([]);
+    expect((await p.h(['tell', '--work', b, 'and at these'], at(9))).code).toBe(0);
+    const runs = (await p.json(['watch', '--once'])).runs;
+    expect(runs.map((r: any) => [r.work_item, r.reason])).toEqual([[b, 'operator_message']]);
+  }, 120_000);
+
   it('in the second of a start, a wait triggered before it stays ineligible and one triggered after it runs', async () => {
     const p = await project('rev');
     script(join(p.dir, 'agent.sh'), '#!/bin/sh\nholon progress "$HOLON_WORK_ITEM" "woke: $HOLON_WAKE"\n');

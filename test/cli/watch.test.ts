@@ -178,6 +178,27 @@ rmdir "$PWD/inflight"
     expect(await w.stop()).toBe(0);
   });
 
+  it('a running watcher keeps nothing that woke a stopped agent for its start, as a restarted one does not (SPEC 3)', async () => {
+    const p = await project('rev');
+    script(join(p.dir, 'agent.sh'), '#!/bin/sh\nholon progress "$HOLON_WORK_ITEM" "woke: $HOLON_WAKE"\n');
+    setRunner(p.home, 'rev', '{preset: command, command: ./agent.sh}');
+    const a = await p.create('PR 101');
+    const b = await p.create('PR 102');
+    for (const [id, r] of [[a, 'external:pr:101'], [b, 'external:pr:102']]) expect((await p.h(['wait', id, '--for', r, '--reason', 'review'])).code).toBe(0);
+    const w = startWatch(p.dir);
+    await w.waitFor(/watching /);
+    expect((await p.h(['agent', 'stop', 'rev'])).code).toBe(0);
+    // A wake while stopped (notify admits at once): the watcher sees it, and drops it.
+    expect((await p.h(['notify', 'pr:101'])).code).toBe(0);
+    await w.waitFor(/not running rev: it is stopped/);
+    expect((await p.h(['agent', 'start', 'rev'])).code).toBe(0);
+    // A wake after the start runs; the one from before it never does.
+    expect((await p.h(['notify', 'pr:102'])).code).toBe(0);
+    await until(() => runRecords(p.home).some((r) => r.work_item === b && r.status === 'ok'), 60_000, 'the run of the wake after the start');
+    expect(await w.stop()).toBe(0);
+    expect(runRecords(p.home).map((r) => r.work_item)).toEqual([b]);
+  });
+
   it('a run_timeout longer than Node\'s longest timer (~24.8 days) does not end the run at once', async () => {
     const p = await project('rev');
     script(join(p.dir, 'agent.sh'), '#!/bin/sh\nsleep 0.3\nholon progress "$HOLON_WORK_ITEM" "ran"\n');

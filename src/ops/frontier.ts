@@ -55,7 +55,7 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
   const home = ctx.home();
   const agent = ctx.agent();
   const holder = holderOf(ctx, agent);
-  const listings = listKept(home, undefined, beforeLongWork);
+  const listings = listKept(home, undefined, (files) => beforeLongWork(0, files));
   const fp = frontierFingerprint(home, agent, holder, view, listings);
   // An answer built on a file changed a moment ago is never reused by file keys (see RACY_MS).
   const keptFp = listings.some((l) => l.racy.size > 0) ? '' : fp;

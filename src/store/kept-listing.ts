@@ -93,9 +93,10 @@ const LONG_LISTING = 2000;
 
 /**
  * `longWork` is called (once at most) before stat'ing every file of an agent with no snapshot or a big
- * one: the caller may then trade V8's optimizer for less cpu (runtime/compile-mode.ts).
+ * one, with the snapshot's file count (0: none): the caller may then trade V8's optimizer for less
+ * cpu (runtime/compile-mode.ts).
  */
-export function listKept(home: Home, agents = listAgents(home), longWork: () => void = () => {}): Listing[] {
+export function listKept(home: Home, agents = listAgents(home), longWork: (files: number) => void = () => {}): Listing[] {
   const snaps = new Map<string, StatIndex>();
   const cachePath = (a: string) => join(home.local, 'cache', `graph-${a}.json`);
   let epoch = '';
@@ -111,7 +112,7 @@ export function listKept(home: Home, agents = listAgents(home), longWork: () => 
   }
   const long = (a: string) => {
     const n = snaps.get(a)?.count;
-    if (n === undefined || n > LONG_LISTING) longWork();
+    if (n === undefined || n > LONG_LISTING) longWork(n ?? 0);
   };
   const answer = askKeeper(home, epoch, since);
   if (typeof answer === 'string') {

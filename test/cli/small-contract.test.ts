@@ -100,7 +100,8 @@ describe('small parts of the contract', () => {
     expect((await p.json(['watch', '--once'])).runs).toEqual([]);
   }, 120_000);
 
-  it('stopping an agent makes old continuations ineligible: a wait triggered while stopped does not run after start; a later one does', async () => {
+  /** Agent rev, running a script, with two reviews waiting on far-off events; the clock at second s. */
+  const twoReviews = async () => {
     const p = await project('rev');
     script(join(p.dir, 'agent.sh'), '#!/bin/sh\nholon progress "$HOLON_WORK_ITEM" "woke: $HOLON_WAKE"\n');
     setRunner(p.home, 'rev', '{preset: command, command: ./agent.sh}');
@@ -108,6 +109,11 @@ describe('small parts of the contract', () => {
     const a = await p.create('PR 101', [], at(0));
     const b = await p.create('PR 102', [], at(0));
     for (const [id, r] of [[a, 'external:pr:101'], [b, 'external:pr:102']]) await p.h(['wait', id, '--for', r, '--reason', 'review', '--recheck', '2030-01-01T00:00:00Z'], at(0));
+    return { p, at, a, b };
+  };
+
+  it('stopping an agent makes old continuations ineligible: a wait triggered while stopped does not run after start; a later one does', async () => {
+    const { p, at, b } = await twoReviews();
     expect((await p.h(['agent', 'stop', 'rev'], at(1))).code).toBe(0);
     expect((await p.h(['notify', 'pr:101'], at(2))).code).toBe(0);
     expect((await p.json(['watch', '--once'])).runs).toEqual([]);
@@ -119,14 +125,8 @@ describe('small parts of the contract', () => {
   }, 120_000);
 
   it('an operator message while stopped is not continued after the start; one after it is', async () => {
-    const p = await project('rev');
-    script(join(p.dir, 'agent.sh'), '#!/bin/sh\nholon progress "$HOLON_WORK_ITEM" "woke: $HOLON_WAKE"\n');
-    setRunner(p.home, 'rev', '{preset: command, command: ./agent.sh}');
-    const at = (s: number) => ({ HOLON_NOW: `2026-06-01T00:00:${String(s).padStart(2, '0')}Z` });
-    const a = await p.create('PR 101', [], at(0));
-    const b = await p.create('PR 102', [], at(0));
     // Both wait on something far off: only the messages can wake them.
-    for (const [id, r] of [[a, 'external:pr:101'], [b, 'external:pr:102']]) await p.h(['wait', id, '--for', r, '--reason', 'review', '--recheck', '2030-01-01T00:00:00Z'], at(0));
+    const { p, at, a, b } = await twoReviews();
     expect((await p.h(['agent', 'stop', 'rev'], at(1))).code).toBe(0);
     expect((await p.h(['tell', '--work', a, 'look at the new comments'], at(2))).code).toBe(0);
     expect((await p.h(['agent', 'start', 'rev'], at(5))).code).toBe(0);

@@ -1,5 +1,5 @@
 import { evaluate, prepare, sortVerdicts, type Verdict } from '../core/frontier.js';
-import { readAgentState } from '../store/agent-state.js';
+import { readAgentState, type AgentState } from '../store/agent-state.js';
 import type { RunRecord } from '../core/run-record.js';
 import { iso } from '../core/time.js';
 import type { WorkSummary } from '../core/workitem.js';
@@ -105,6 +105,16 @@ export function retries(home: Home, agents: string[], s: RetrySettings): Retry[]
 }
 
 /**
+ * Whether what happened `at` (a wait settled, an event admitted: ISO, whole seconds) came before the
+ * agent was last started again: then it is not continued (stopping makes old continuations
+ * ineligible, SPEC 3). In the second of the start, the start named what it saw already (`id`).
+ */
+function beforeStart(start: AgentState['started'][string] | undefined, at: string | null | undefined, id: string): boolean {
+  if (!start || !at) return false;
+  return at < start.since || (at === start.since && (start.settled_before ?? []).includes(id));
+}
+
+/**
  * Reasons recorded in the items themselves that no run has handled yet: waits triggered (by this
  * watcher's tick, by a \`holon notify\` that admitted its event at once, or by a tick run elsewhere)
  * and waits whose recheck deadline passed. Read from the records, so a restart finds them again.
@@ -113,15 +123,11 @@ export function pendingWakes(home: Home, agents: string[], covered: Covered): Wa
   const wakes: Wake[] = [];
   const started = readAgentState(home).started;
   for (const agent of agents) {
-    // A wake that arrived while the agent was stopped is not continued once it is started again
-    // (in the second of the start: the waits the start saw settled already).
-    const since = started[agent]?.since ?? null;
-    const before = new Set(started[agent]?.settled_before ?? []);
     for (const i of loadAgentWork(home, agent).items) {
       if (i.status === 'done' || i.status === 'deferred') continue;
       for (const w of i.waits) {
         if (covered.keys.has(`wait:${w.id}`)) continue;
-        if (since && w.settled_at && (w.settled_at < since || (w.settled_at === since && before.has(w.id)))) continue;
+        if (beforeStart(started[agent], w.settled_at, w.id)) continue;
         if (w.status === 'triggered' && w.settled_by) {
           const reason = w.settled_by.source === 'operator' ? 'operator_message' : w.kind === 'timer' ? 'timer_fired' : 'wait_triggered';
           wakes.push({ agent, work_item: i.id, reason, wait: w.id, event: w.settled_by.event });
@@ -177,17 +183,15 @@ export function markResumed(home: Home, runIds: string[], by: string): void {
 /**
  * Operator messages that woke no wait (they name an item, or go to the focus), and events that joined
  * a pending wake (`holon notify` and `holon tell` admit at once), that no successful run has consumed.
- * Not those admitted before the agent was last started again (stopping makes old continuations
- * ineligible, as in pendingWakes); one admitted in the second of the start counts.
+ * Not those admitted before the agent was last started again (beforeStart).
  */
 export function operatorWakes(home: Home, agents: string[], covered: Covered, seen: Set<string>): Wake[] {
   const wakes: Wake[] = [];
   const started = readAgentState(home).started;
   for (const agent of agents) {
-    const since = started[agent]?.since ?? null;
     for (const n of newOperatorNudges(home, agent, seen)) {
       if (covered.keys.has(`event:${n.event}`)) continue;
-      if (since && n.admitted_at && n.admitted_at < since) continue;
+      if (beforeStart(started[agent], n.admitted_at, n.event)) continue;
       const reason = n.source && n.source !== 'operator' ? 'wait_triggered' : 'operator_message';
       wakes.push({ agent, work_item: n.work_item, reason, event: n.event, ...(n.wait ? { wait: n.wait } : {}) });
     }

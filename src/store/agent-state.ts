@@ -5,6 +5,7 @@ import { writeFileAtomic } from './atomic-write.js';
 import type { Home } from './home.js';
 import { withLock } from './lock.js';
 import { loadAgentWork } from './work-index.js';
+import { recentEvents } from './event-store.js';
 
 /**
  * Which agents are stopped on this machine (local/agent-state.json): the watcher starts no run for a
@@ -14,8 +15,9 @@ export interface AgentState {
   stopped: Record<string, { since: string; by: string }>;
   /**
    * When each agent was last started again: wakes that arrived before it are not continued. Times are
-   * whole seconds, so `settled_before` names the waits settled in the second of the start, before it
-   * (read at the start): those are stale too, and a wait settled later in that second is not.
+   * whole seconds, so `settled_before` names the waits settled and the events admitted in the second
+   * of the start, before it (read at the start): those are stale too, and one later in that second is
+   * not (runtime/watch-reasons.ts, beforeStart).
    */
   started: Record<string, { since: string; by: string; settled_before?: string[] }>;
 }
@@ -44,6 +46,7 @@ export async function setStopped(home: Home, agent: string, stopped: boolean, by
       const since = iso(nowMs);
       const settled: string[] = [];
       for (const i of loadAgentWork(home, agent).items) for (const w of i.waits) if (w.settled_at === since) settled.push(w.id);
+      for (const e of recentEvents(home, agent, nowMs)) if (e.status === 'admitted' && e.admitted_at === since) settled.push(e.id);
       s.started[agent] = { since, by, ...(settled.length ? { settled_before: settled } : {}) };
     }
     writeFileAtomic(stateFile(home), JSON.stringify(s, null, 2) + '\n', join(home.local, 'tmp'));

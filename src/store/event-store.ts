@@ -162,7 +162,10 @@ export function storeAdmitted(home: Home, ev: HolonEvent): void {
  * Admitted operator events written since `sinceMs` (by file time, with a little slack), without
  * parsing the agent's whole event history: resume calls this on every prompt.
  */
-export function recentOperatorEvents(home: Home, agent: string, sinceMs: number): HolonEvent[] {
+export const recentOperatorEvents = (home: Home, agent: string, sinceMs: number): HolonEvent[] => recentEvents(home, agent, sinceMs, (text) => text.includes('source: "operator"'));
+
+/** An agent's event records written since `sinceMs` (by file time, as above) whose text passes `only`. */
+export function recentEvents(home: Home, agent: string, sinceMs: number, only: (text: string) => boolean = () => true): HolonEvent[] {
   const dir = eventsDir(home, agent);
   const out: HolonEvent[] = [];
   // A clock set ahead (HOLON_NOW) says nothing about file times: then every file is looked at.
@@ -171,7 +174,7 @@ export function recentOperatorEvents(home: Home, agent: string, sinceMs: number)
     const file = join(dir, `${id}.yaml`);
     try {
       if (statSync(file).mtimeMs < floor) continue;
-      if (!readRecordText(file).includes('source: "operator"')) continue;
+      if (!only(readRecordText(file))) continue;
       out.push(readEventFile(file));
     } catch {
       // gone or broken: `holon check` reports broken records

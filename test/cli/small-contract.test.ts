@@ -124,14 +124,17 @@ describe('small parts of the contract', () => {
     expect(runs.map((r: any) => [r.work_item, r.reason])).toEqual([[b, 'wait_triggered']]);
   }, 120_000);
 
-  it('an operator message while stopped is not continued after the start; one after it is', async () => {
+  it('an operator message while stopped is not continued after the start, even in its second; one after it is', async () => {
     // Both wait on something far off: only the messages can wake them.
     const { p, at, a, b } = await twoReviews();
     expect((await p.h(['agent', 'stop', 'rev'], at(1))).code).toBe(0);
     expect((await p.h(['tell', '--work', a, 'look at the new comments'], at(2))).code).toBe(0);
+    // In the second of the start, before it: as stale as the one before.
+    expect((await p.h(['tell', '--work', b, 'and at the old ones'], at(5))).code).toBe(0);
     expect((await p.h(['agent', 'start', 'rev'], at(5))).code).toBe(0);
     expect((await p.json(['watch', '--once'])).runs).toEqual([]);
-    expect((await p.h(['tell', '--work', b, 'and at these'], at(9))).code).toBe(0);
+    // Still in that second, after the start: it runs.
+    expect((await p.h(['tell', '--work', b, 'and at these'], at(5))).code).toBe(0);
     const runs = (await p.json(['watch', '--once'])).runs;
     expect(runs.map((r: any) => [r.work_item, r.reason])).toEqual([[b, 'operator_message']]);
   }, 120_000);

@@ -91,16 +91,23 @@ export function loadBundle(file: string, env: NodeJS.ProcessEnv = process.env): 
     exports: m.exports,
     done(code) {
       if (!fresh || code !== 0) return;
+      // Not cache-file.ts's writeCache: this runs in boot.cjs, where node:crypto (its temp names) would
+      // load on every start; one writer per pid and bundle needs no random name.
+      const tmp = `${path}.${process.pid}.tmp`;
       try {
         const data = early ?? script.createCachedData();
         mkdirSync(dir, { recursive: true });
-        const tmp = `${path}.${process.pid}.tmp`;
         writeFileSync(tmp, Buffer.concat([head, data]));
         renameSync(tmp, path);
         trace(`code cache: ${basename(file)} written`);
         prune(dir, path);
       } catch {
-        // A read-only or full cache folder: the next run compiles again.
+        // A read-only or full cache folder: the next run compiles again; no half-written temp file stays.
+        try {
+          unlinkSync(tmp);
+        } catch {
+          // None was made.
+        }
       }
     },
   };

@@ -49,11 +49,10 @@ export function slimOf(item: WorkItem, agent: string): Slim | 'D' {
     if (v == null || (Array.isArray(v) && v.length === 0) || (f === 'class' && v === 'advancement_task')) continue;
     out[f] = owned(v);
   }
-  // Issue 17: the frontier's budget check reads the item's budget and where its spending starts.
-  // And where its resume conditions start counting events (core/transitions.ts defer).
-  if (!closed && (item.extra.budget != null || item.extra.budget_since != null || item.extra.resume_since != null)) {
-    out.extra = { budget: item.extra.budget ?? null, budget_since: item.extra.budget_since ?? null, ...(item.extra.resume_since != null ? { resume_since: item.extra.resume_since } : {}) };
-  }
+  // Issue 17: the frontier's budget check reads the item's budget and where its spending starts; an
+  // `event:` resume condition, where it starts counting events (core/transitions.ts defer).
+  const { budget = null, budget_since = null, resume_since = null } = item.extra;
+  if (!closed && (budget != null || budget_since != null || resume_since != null)) out.extra = { budget, budget_since, resume_since };
   return out as Slim;
 }
 

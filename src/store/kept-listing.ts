@@ -87,14 +87,14 @@ export function askKeeper(home: Home, epoch: string, since: Record<string, numbe
   return `no answer from the keeper within ${waitMs()} ms`;
 }
 
-/** Every agent's work listing; with a keeper's help where it can vouch, else a stat of every file. */
 /** Snapshots past this many files make a full listing long work (see listKept's `longWork`). */
 const LONG_LISTING = 2000;
 
 /**
- * `longWork` is called (once at most) before stat'ing every file of an agent with no snapshot or a big
- * one, with the snapshot's file count (0: none): the caller may then trade V8's optimizer for less
- * cpu (runtime/compile-mode.ts).
+ * Every agent's work listing; with a keeper's help where it can vouch, else a stat of every file.
+ * `longWork` is called before stat'ing every file of an agent with no snapshot or a big one (once per
+ * such agent), with the snapshot's file count (0: none): the caller may then trade V8's optimizer for
+ * less cpu (runtime/compile-mode.ts, which acts on the first call).
  */
 export function listKept(home: Home, agents = listAgents(home), longWork: (files: number) => void = () => {}): Listing[] {
   const snaps = new Map<string, StatIndex>();

@@ -6,7 +6,7 @@ import { listAgents, type Home } from './home.js';
 import { keeperPaths, liveKeeper, type KeeperAnswer } from './index-keeper-files.js';
 import { randomBytes } from './random.js';
 import { sleepSync } from './sleep-sync.js';
-import type { StatIndex } from './stat-index.js';
+import { nanFiles, type StatIndex } from './stat-index.js';
 import { listAgentWork, makeListing, putStat, snapshotNames, statEntry, type Listing } from './work-listing.js';
 import { workDir } from './work-store.js';
 import { trace } from './trace.js';
@@ -178,7 +178,8 @@ function rebuilt(home: Home, agent: string, snap: StatIndex, reported: string[],
   const stats = new Float64Array(snap.stats);
   const look = new Set<string>();
   for (const n of reported) look.add(n);
-  for (let i = 0; i < snap.count; i++) if (Number.isNaN(stats[4 * i])) look.add(names.at(i));
+  const unsure = nanFiles(snap.stats);
+  for (const i of unsure) look.add(names.at(i));
   const racy = new Set<string>();
   const irregular = new Set<string>();
   const linked = new Set<string>();
@@ -218,8 +219,8 @@ function rebuilt(home: Home, agent: string, snap: StatIndex, reported: string[],
     const l = makeListing(home, agent, { names, stats, racy, irregular, linked }, { mark, joined: snap.names, snapshot: snap, looked, remark });
     // Names the snapshot could not vouch for that now have plain numbers: reading them once more stores
     // those numbers, so later calls need not stat them (a reused answer would not).
-    for (let i = 0; i < snap.count && !l.healable; i++) {
-      if (!Number.isNaN(snap.stats[4 * i])) continue;
+    for (const i of unsure) {
+      if (l.healable) break;
       const n = names.at(i);
       if (!racy.has(n) && !linked.has(n) && !irregular.has(n)) l.healable = true;
     }

@@ -123,7 +123,7 @@ function withTitles(home: Home, agent: string, holder: string, view: FrontierVie
   const index = readTitleIndex(home, agent, view, prev);
   if (!index) return null;
   const text = prev.bytes.subarray(prev.start);
-  const current = currentTitles(home, text, index, listings, snapshots, holder);
+  const current = currentTitles(home, text, index, listings, snapshots, holder, () => beforeLongWork(0, listings.reduce((n, l) => n + l.count, 0)));
   if (!current) return null;
   if (!current.patched) {
     trace('frontier: reused (same digest, same titles)');

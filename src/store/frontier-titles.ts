@@ -45,6 +45,13 @@ export interface TitleIndex {
   quads: Float64Array;
 }
 
+/**
+ * Past this many entries shown, a patch is long work for currentTitles' `longWork`: its loops over
+ * every entry (the sums, the spans, the order) made V8 compile each of them on the spot (on-stack
+ * replacement), some 3-10 ms of cpu apiece at 25,000 entries, more than running them unoptimized.
+ */
+const LONG_INDEX = 2000;
+
 const namesSig = (joined: string) => String(contentHash(joined));
 
 /**
@@ -151,8 +158,9 @@ export interface TitlePatch {
  * The answer (`text`, JSON) with the current titles and priorities of the entries it shows: `text`
  * itself when none changed, a patched copy when some did, null when the index cannot say: then the
  * answer is evaluated again. `holder` is the answer's (its order puts the holder's claims first).
+ * `longWork` is called before the loops over every entry of a big index (see LONG_INDEX).
  */
-export function currentTitles(home: Home, text: Buffer, index: TitleIndex, listings: Listing[], snapshots: Record<string, Titled>, holder: string): TitlePatch | null {
+export function currentTitles(home: Home, text: Buffer, index: TitleIndex, listings: Listing[], snapshots: Record<string, Titled>, holder: string, longWork: () => void = () => {}): TitlePatch | null {
   if (index.listings.length !== listings.length) return null;
   const q = index.quads;
   const snaps: Titled[] = [];
@@ -167,6 +175,8 @@ export function currentTitles(home: Home, text: Buffer, index: TitleIndex, listi
   }
   // Every title and priority hash as it was (their sums say so, as the digest does for the rest).
   if (same) return { parts: [text], index, patched: 0, reindexed: false };
+  // What follows goes over every entry shown, several times.
+  if (q.length > LONG_INDEX * PER) longWork();
   const changed: number[] = [];
   const hidden = hiddenSums(snaps, q, changed);
   for (let k = 0; k < snaps.length; k++) if (hidden[k] !== index.listings[k].hidden) return null;

@@ -160,7 +160,7 @@ for (const n of SIZES) {
         row('frontier --json, warm, unchanged, with a keeper', size, goal, m(frontier, { prepare: warm }));
         row('frontier --json, warm, after a progress, with a keeper', size, goal, m(frontier, { prepare: `${warm} >/dev/null; ${sh([process.execPath, BIN, 'progress', ids[2 * (RUNS + 1) + 2], 'bench'])}` }));
         row('frontier --json, warm, after an edit --title, with a keeper', size, goal, m(frontier, { prepare: `${warm} >/dev/null; ${sh([process.execPath, BIN, 'edit', ids[2 * (RUNS + 1) + 3], '--title'])} "Task edited $RANDOM"` }));
-        // A priority moves the item in the frontier's order: the whole graph is evaluated again.
+        // A priority moves the item in its channel: the entry is patched and moved (frontier-titles.ts).
         const flip = join(cwd, '.holon/local/bench-priority');
         row('frontier --json, warm, after an edit --priority, with a keeper', size, goal, m(frontier, { prepare: `${warm} >/dev/null; p=$(( $(cat ${flip} 2>/dev/null || echo 1) == 1 ? 3 : 1 )); echo $p > ${flip}; ${sh([process.execPath, BIN, 'edit', ids[2 * (RUNS + 1) + 4], '--priority'])} P$p` }));
       } finally {

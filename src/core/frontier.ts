@@ -104,6 +104,12 @@ const PRI_RANK = new Map<string, number>(PRIORITIES.map((p, i) => [p, i]));
 const orderKey = (own: boolean, priority: string | null, flagged: boolean, createdAt: string, id: string) =>
   `${own ? 0 : 1}${PRI_RANK.get(priority ?? '') ?? PRIORITIES.length}${flagged ? 1 : 0}${createdAt}\u0000${id}`;
 
+/**
+ * An order key with another priority (the second character is the priority's rank): for an entry a
+ * cached answer's cap left out, whose key was stored but whose priority changed (frontier-cut.ts).
+ */
+export const keyWithPriority = (key: string, priority: string | null) => `${key[0]}${PRI_RANK.get(priority ?? '') ?? PRIORITIES.length}${key.slice(2)}`;
+
 const AFTER_CLAIMS = new Set<string>(CHECKS.slice(CHECKS.indexOf('claims') + 1));
 
 /**

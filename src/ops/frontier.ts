@@ -2,7 +2,7 @@ import type { Frontier } from '../core/frontier.js';
 import type { RecordProblem } from '../core/record-codec.js';
 import { jsonParts } from '../core/json-parts.js';
 import { iso } from '../core/time.js';
-import { frontierFingerprint, graphFingerprint, headerFor, readCachedFrontier, readTitleIndex, restampFrontier, reuseParts, stillValid, storeFrontier, storeTitleIndex, withNow, type CachedFrontier, type FrontierView } from '../store/frontier-cache.js';
+import { frontierFingerprint, graphFingerprint, headerFor, readCachedFrontier, readCut, readTitleIndex, restampFrontier, reuseParts, stillValid, storeCut, storeFrontier, storeTitleIndex, withNow, type CachedFrontier, type FrontierView } from '../store/frontier-cache.js';
 import { currentTitles, titleIndexOf } from '../store/frontier-titles.js';
 import type { Titled } from '../store/stat-index.js';
 import { quickDigest, type Listing } from '../store/graph-index.js';
@@ -103,10 +103,13 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
   const { input, problems, used } = buildFrontierInput(home, agent, { holder, nowMs: ctx.nowMs, cwd: ctx.cwd }, loaded);
   const bounds = { from: -Infinity, until: Infinity };
   const f = computeFrontier(input, { limit, bounds });
+  // What the default view's cap leaves out, kept so that a new priority there is not an evaluation
+  // (store/frontier-cut.ts); with a --limit the channels were cut before this, and nothing is kept.
+  const tail = !view.all && limit === undefined ? f.not_runnable.slice(NOT_RUNNABLE_SHOWN) : [];
   if (!view.all) capNotRunnable(f);
   trace('frontier: evaluated');
   // Before the text: what it builds is garbage by the time the text is (the command's peak).
-  const titles = titleIndexOf(listings, snapshots, f);
+  const titles = titleIndexOf(listings, snapshots, f, tail, holder);
   // Encoded once, for the cache and for stdout alike (at 50,000 items some 7 MB, which each would
   // copy), in parts: the whole text and its bytes are never held at once.
   const bytes = Array.from(jsonParts({ ...f, problems }), (part) => Buffer.from(part));
@@ -123,10 +126,14 @@ function withTitles(home: Home, agent: string, holder: string, view: FrontierVie
   const index = readTitleIndex(home, agent, view, prev);
   if (!index) return null;
   const text = prev.bytes.subarray(prev.start);
-  const current = currentTitles(home, text, index, listings, snapshots, holder, () => beforeLongWork(0, listings.reduce((n, l) => n + l.count, 0)));
+  const current = currentTitles(home, text, index, listings, snapshots, holder, {
+    longWork: () => beforeLongWork(0, listings.reduce((n, l) => n + l.count, 0)),
+    cut: () => readCut(home, agent, view, prev.header.lineage),
+  });
   if (!current) return null;
+  if (current.cut && prev.header.lineage) storeCut(home, agent, view, prev.header.lineage, current.cut);
   if (!current.patched) {
-    trace('frontier: reused (same digest, same titles)');
+    trace(`frontier: reused (same digest, ${current.cut ? 'a priority changed where it is not shown' : 'same titles'})`);
     if (current.reindexed) storeTitleIndex(home, agent, view, prev.header.token, current.index);
     restampFrontier(home, agent, view, { ...prev.header, fp });
     return reuseParts(prev, nowIso);

@@ -13,6 +13,7 @@ import { agentDir, type Home } from './home.js';
 import { spendingSignature } from './budget.js';
 import { objectsSignature, readHead, readWorkspace } from './workspace.js';
 import { parseTitleIndex, titleIndexBytes, type TitleIndex } from './frontier-titles.js';
+import { cutText, parseCut, type CutIndex } from './frontier-cut.js';
 
 /** Same HEAD (read from the files), and no new objects where a commit git did not know would appear (a fetch may bring it). */
 function gitUnchanged(g: { head: string | null; unknown: string[]; objects?: string[] }, cwd: string): boolean {
@@ -48,6 +49,11 @@ interface Header {
   now: string;
   /** The first line of the text file this header belongs to. */
   token: string;
+  /**
+   * Made by the evaluation that made the answer, kept by the answers patched from it: the first line
+   * of the file of the entries its cap left out (frontier-cut.ts), which only a new evaluation changes.
+   */
+  lineage?: string;
   /** Issue 16: the HEAD the freshness check compared with, and the recorded commits git did not know. */
   git?: { head: string | null; unknown: string[]; objects?: string[] } | null;
 }
@@ -101,6 +107,23 @@ export function graphFingerprint(home: Home, agent: string, holder: string, view
 const cachePath = (home: Home, agent: string, view: FrontierView) => join(home.local, 'cache', `frontier-${agent}-${viewKey(view)}.json`);
 const textPath = (home: Home, agent: string, view: FrontierView) => join(home.local, 'cache', `frontier-${agent}-${viewKey(view)}.txt`);
 const titlesPath = (home: Home, agent: string, view: FrontierView) => join(home.local, 'cache', `frontier-${agent}-${viewKey(view)}.tix`);
+const cutPath = (home: Home, agent: string, view: FrontierView) => join(home.local, 'cache', `frontier-${agent}-${viewKey(view)}.cut`);
+
+/** The entries left out of the answer under `lineage` (frontier-cut.ts), or null. */
+export function readCut(home: Home, agent: string, view: FrontierView, lineage: string | undefined): CutIndex | null {
+  if (!lineage) return null;
+  try {
+    const text = readFileSync(cutPath(home, agent, view), 'utf8');
+    const nl = text.indexOf('\n');
+    return nl >= 0 && text.slice(0, nl) === lineage ? parseCut(text.slice(nl + 1)) : null;
+  } catch {
+    return null;
+  }
+}
+
+export function storeCut(home: Home, agent: string, view: FrontierView, lineage: string, cut: CutIndex): void {
+  writeCache(cutPath(home, agent, view), `${lineage}\n${cutText(cut)}`, join(home.local, 'tmp'));
+}
 
 /** The title index stored with the answer `c` (the same token), or null. */
 export function readTitleIndex(home: Home, agent: string, view: FrontierView, c: CachedFrontier): TitleIndex | null {
@@ -157,13 +180,18 @@ export function withNow(parts: Buffer[], now: string, nowIso: string): Array<str
   return [parts[0].subarray(0, at), `"now": ${JSON.stringify(nowIso)}`, parts[0].subarray(at + Buffer.byteLength(old)), ...parts.slice(1)];
 }
 
-/** Stores a new answer: its text under a new token, then the header naming it. */
+/**
+ * Stores a new answer: its text under a new token, then the header naming it. A header without a
+ * lineage is a new evaluation's: it gets one, and the entries its cap left out are stored under it.
+ */
 export function storeFrontier(home: Home, agent: string, view: FrontierView, h: Omit<Header, 'v' | 'token'>, text: string | Uint8Array | Uint8Array[], titles: TitleIndex | null): void {
   const token = randomBytes(8).toString('hex');
+  const lineage = h.lineage ?? randomBytes(8).toString('hex');
   writeCache(textPath(home, agent, view), [token + '\n', ...(Array.isArray(text) ? text : [text])], join(home.local, 'tmp'));
+  if (titles?.cut) storeCut(home, agent, view, lineage, titles.cut);
   // Without one, the answer is reused only while no work file changes (see frontier-titles.ts).
   if (titles) storeTitleIndex(home, agent, view, token, titles);
-  restampFrontier(home, agent, view, { ...h, token });
+  restampFrontier(home, agent, view, { ...h, token, lineage });
 }
 
 /** The title index of the answer under `token`. */

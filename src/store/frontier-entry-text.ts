@@ -188,7 +188,7 @@ export function patchChannel(home: Home, text: Buffer, ch: ChannelText, mine: nu
 }
 
 /** Entry j of a channel, parsed from its text; null when it does not parse. */
-function entryAt(text: Buffer, spans: number[], j: number): FrontierEntry | null {
+export function entryAt(text: Buffer, spans: number[], j: number): FrontierEntry | null {
   try {
     return JSON.parse(text.toString('utf8', spans[2 * j], spans[2 * j + 1])) as FrontierEntry;
   } catch {

@@ -1,10 +1,11 @@
-import type { Frontier } from '../core/frontier.js';
+import { entryOrderKey, type Frontier, type FrontierEntry } from '../core/frontier.js';
 import { CHANNELS } from '../core/frontier-codes.js';
 import type { Titled } from './stat-index.js';
 import type { Listing } from './work-listing.js';
 import type { Home } from './home.js';
 import { contentHash, HASH_MOD, subHash } from './graph-index.js';
 import { channelText, patchChannel, PER } from './frontier-entry-text.js';
+import { cutIndexOf, stillLeftOut, type CutIndex } from './frontier-cut.js';
 
 /**
  * The titles and priorities an answer shows, so that a new title or priority does not cost a whole
@@ -23,7 +24,9 @@ import { channelText, patchChannel, PER } from './frontier-entry-text.js';
  *   new values are written into its text, and an entry with a new priority is moved to its place;
  * - a priority changed where the answer does not show it could bring that item into a capped channel
  *   (or change nothing: a closed item's priority is not kept): the sums of the files not shown tell
- *   one apart, and a changed sum means the answer is evaluated again;
+ *   one apart; a changed sum is checked against the entries the default view's cap left out of
+ *   not_runnable (frontier-cut.ts): one that stays out changes nothing shown, anything else means
+ *   the answer is evaluated again;
  * - so does an entry that would move past the end of a channel its cap cut (what comes after it is
  *   not in the text), and anything not as expected: other names (a file added, removed, listed in
  *   another order), an entry not where entries are written, a file changed again meanwhile.
@@ -43,6 +46,8 @@ export interface TitleIndex {
    * finds every entry of its channel without a search).
    */
   quads: Float64Array;
+  /** The entries the cap left out of not_runnable (frontier-cut.ts), where known; stored apart. */
+  cut?: CutIndex;
 }
 
 /**
@@ -77,13 +82,17 @@ function hiddenSums(snaps: Titled[], quads: Float64Array, changed?: number[]): n
   return snaps.map((x, k) => subHash(x.sums[2], shown[k]));
 }
 
-/** The entry index of answer `f`, or null when an id is in two listings. */
-export function titleIndexOf(listings: Listing[], snapshots: Record<string, Titled>, f: Frontier): TitleIndex | null {
+/**
+ * The entry index of answer `f`, or null when an id is in two listings; with `tail`, the not_runnable
+ * entries its cap left out (in the same pass over the names), whose order keys are `holder`'s.
+ */
+export function titleIndexOf(listings: Listing[], snapshots: Record<string, Titled>, f: Frontier, tail: FrontierEntry[] = [], holder = ''): TitleIndex | null {
   const shown = shownIds(f);
   // Only the shown ids are looked up, keyed by the strings the answer holds anyway (at 50,000 items a
   // map of every name costs megabytes, at the command's peak).
   // (An id can be shown twice: a gate of this agent's that is stopped itself is also a decision.)
   const where = new Map<string, number>(shown.map((id) => [id, -1]));
+  for (const e of tail) where.set(e.id, -1);
   for (let k = 0; k < listings.length; k++) {
     const l = listings[k];
     const snap = snapshots[l.agent];
@@ -106,8 +115,12 @@ export function titleIndexOf(listings: Listing[], snapshots: Record<string, Titl
     const snap = snapshots[listings[k].agent];
     quads.set([k, i, snap.titles[i], snap.prios[i], 0], PER * n);
   }
-  const hidden = hiddenSums(listings.map((l) => snapshots[l.agent]), quads);
+  const snaps = listings.map((l) => snapshots[l.agent]);
+  const hidden = hiddenSums(snaps, quads);
+  const tailAt = tail.map((e) => where.get(e.id)!);
+  const cut = tail.length && !tailAt.includes(-1) ? cutIndexOf(tail.map((e) => entryOrderKey(e, holder)), tailAt, snaps) : undefined;
   return {
+    ...(cut ? { cut } : {}),
     listings: listings.map((l, k) => {
       const snap = snapshots[l.agent];
       return { agent: l.agent, sig: namesSig(l.joined), titles: snap.sums[1], prios: snap.sums[2], hidden: hidden[k] };
@@ -152,15 +165,18 @@ export interface TitlePatch {
   patched: number;
   /** Whether `index` is not the one given (then it is stored, even with nothing patched). */
   reindexed: boolean;
+  /** The entries left out of not_runnable, when a priority among them changed (then stored too). */
+  cut?: CutIndex;
 }
 
 /**
  * The answer (`text`, JSON) with the current titles and priorities of the entries it shows: `text`
  * itself when none changed, a patched copy when some did, null when the index cannot say: then the
  * answer is evaluated again. `holder` is the answer's (its order puts the holder's claims first).
- * `longWork` is called before the loops over every entry of a big index (see LONG_INDEX).
+ * `more.longWork` is called before the loops over every entry of a big index (see LONG_INDEX);
+ * `more.cut` reads the entries left out of not_runnable, when a priority changed where it does not show.
  */
-export function currentTitles(home: Home, text: Buffer, index: TitleIndex, listings: Listing[], snapshots: Record<string, Titled>, holder: string, longWork: () => void = () => {}): TitlePatch | null {
+export function currentTitles(home: Home, text: Buffer, index: TitleIndex, listings: Listing[], snapshots: Record<string, Titled>, holder: string, more: { longWork?: () => void; cut?: () => CutIndex | null } = {}): TitlePatch | null {
   if (index.listings.length !== listings.length) return null;
   const q = index.quads;
   const snaps: Titled[] = [];
@@ -176,14 +192,22 @@ export function currentTitles(home: Home, text: Buffer, index: TitleIndex, listi
   // Every title and priority hash as it was (their sums say so, as the digest does for the rest).
   if (same) return { parts: [text], index, patched: 0, reindexed: false };
   // What follows goes over every entry shown, several times.
-  if (q.length > LONG_INDEX * PER) longWork();
+  if (q.length > LONG_INDEX * PER) more.longWork?.();
   const changed: number[] = [];
   const hidden = hiddenSums(snaps, q, changed);
-  for (let k = 0; k < snaps.length; k++) if (hidden[k] !== index.listings[k].hidden) return null;
+  let leftOut: CutIndex | undefined;
+  if (snaps.some((_, k) => hidden[k] !== index.listings[k].hidden)) {
+    // A priority changed where the answer does not show it: still left out, or evaluated again.
+    const was = more.cut?.();
+    const wasHidden = index.listings.map((x) => x.hidden);
+    const now = was && stillLeftOut(home, was, { text, quads: q, channels: index.channels, wasHidden, hidden, listings, snaps, holder });
+    if (!now) return null;
+    leftOut = now;
+  }
   // From here on the index vouches for the snapshot's sums as they are now.
-  const listed = index.listings.map((x, k) => ({ ...x, titles: snaps[k].sums[1], prios: snaps[k].sums[2] }));
-  // (A title changed where the answer does not show it.)
-  if (!changed.length) return { parts: [text], index: { ...index, listings: listed }, patched: 0, reindexed: true };
+  const listed = index.listings.map((x, k) => ({ ...x, titles: snaps[k].sums[1], prios: snaps[k].sums[2], hidden: hidden[k] }));
+  // (A title changed where the answer does not show it, or a priority where it stays out of it.)
+  if (!changed.length) return { parts: [text], index: { ...index, listings: listed }, patched: 0, reindexed: true, ...(leftOut ? { cut: leftOut } : {}) };
   const quads = q.slice();
   const read = new Map<string, { title: string; priority: string | null }>();
   const parts: Buffer[] = [];
@@ -205,5 +229,5 @@ export function currentTitles(home: Home, text: Buffer, index: TitleIndex, listi
     first += count;
   }
   parts.push(text.subarray(from));
-  return { parts, index: { ...index, listings: listed, quads }, patched: read.size, reindexed: true };
+  return { parts, index: { ...index, listings: listed, quads }, patched: read.size, reindexed: true, ...(leftOut ? { cut: leftOut } : {}) };
 }

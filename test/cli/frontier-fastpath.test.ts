@@ -297,6 +297,16 @@ describe('the frontier fast path', () => {
     const down = await check();
     expect(down.trace).toMatch(/frontier: evaluated/);
     expect(down.f.not_runnable.map((e: any) => e.id)).not.toContain(ids[20]);
+    // Not shown, and still after the last one shown: nothing shown changes (store/frontier-cut.ts).
+    prio(ids[57], 'P3');
+    const out = await check();
+    expect(out.trace).toMatch(/frontier: reused \(same digest, a priority changed where it is not shown\)/);
+    expect(out.f.not_runnable.map((e: any) => e.id)).not.toContain(ids[57]);
+    // With a title shown changed in the same call: patched, and still right.
+    prio(ids[58], 'P4');
+    writeFileSync(join(work, `${ids[11]}.md`), readFileSync(join(work, `${ids[11]}.md`), 'utf8').replace(/^title: .*$/m, 'title: "renamed"'));
+    const both = await check();
+    expect(both.trace).toMatch(/frontier: reused with 1 entry patched/);
     // Not shown, and now first.
     prio(ids[55], 'P0');
     const hidden = await check();

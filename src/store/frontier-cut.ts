@@ -1,0 +1,112 @@
+import { join } from 'node:path';
+import { entryOrderKey, keyWithPriority } from '../core/frontier.js';
+import { CHANNELS } from '../core/frontier-codes.js';
+import { addHash, prioHash, readShown, subHash } from './graph-index.js';
+import { channelText, entryAt, PER } from './frontier-entry-text.js';
+import type { Home } from './home.js';
+import type { Titled } from './stat-index.js';
+import type { Listing } from './work-listing.js';
+import { workDir } from './work-store.js';
+
+/**
+ * The entries the default view's cap left out of not_runnable (ops/frontier.ts, NOT_RUNNABLE_SHOWN),
+ * so that a new priority on one of them does not cost a whole evaluation. Such a change moves the
+ * item within not_runnable, changing no verdict and no count; the answer shows it only if it now
+ * sorts before the last entry shown. So each entry left out is kept with where its file is, the
+ * priority hash the answer knows and its order key (entryOrderKey: what else goes into it is in the
+ * graph digest, the same while the answer is reused), and a change of one is checked here:
+ *
+ * - the title index's sums of the files it does not show (frontier-titles.ts) must have moved by
+ *   exactly the entries left out whose priority hash changed: anything else (a file in no channel, of
+ *   another agent) and the answer is evaluated again;
+ * - each such entry is read from its file (which must give the snapshot's hash), and its new key
+ *   must sort after the last entry shown, whose own priority has not changed: else it would be shown,
+ *   and the answer is evaluated again.
+ *
+ * It is stored in a file of its own (frontier-cache.ts), read only when a hidden priority changed,
+ * under the lineage of the evaluation that made it: the answers patched from that one keep it.
+ */
+export interface CutIndex {
+  /** Per entry left out: listing number, position in it, priority hash, order key. */
+  entries: Array<[number, number, number, string]>;
+}
+
+/** Where each not_runnable entry is, as the shown ones are told (`where`: listing * 2^32 + position). */
+export function cutIndexOf(keys: string[], where: number[], snapshots: Titled[]): CutIndex {
+  return {
+    entries: keys.map((key, n) => {
+      const k = Math.floor(where[n] / 2 ** 32);
+      const i = where[n] % 2 ** 32;
+      return [k, i, snapshots[k].prios[i], key];
+    }),
+  };
+}
+
+export function parseCut(text: string): CutIndex | null {
+  try {
+    const entries = JSON.parse(text) as CutIndex['entries'];
+    return Array.isArray(entries) && entries.every((e) => Array.isArray(e) && e.length === 4 && typeof e[3] === 'string') ? { entries } : null;
+  } catch {
+    return null;
+  }
+}
+
+export const cutText = (cut: CutIndex) => JSON.stringify(cut.entries);
+
+export interface CutCheck {
+  text: Buffer;
+  quads: Float64Array;
+  /** Per channel (CHANNELS order): entries shown, entries left out. */
+  channels: Array<[number, number]>;
+  /** Per listing, the title index's sum of the priority hashes of the files it does not show. */
+  wasHidden: number[];
+  /** The same sums now. */
+  hidden: number[];
+  listings: Listing[];
+  snaps: Titled[];
+  holder: string;
+}
+
+/**
+ * The entries left out with their new priority hashes and keys, when the hidden sums moved by them
+ * alone and each still sorts after the last entry shown; null when not (then the answer is
+ * evaluated again).
+ */
+export function stillLeftOut(home: Home, cut: CutIndex, x: CutCheck): CutIndex | null {
+  const c = CHANNELS.indexOf('not_runnable');
+  const [count, left] = x.channels[c];
+  if (!count || left !== cut.entries.length) return null;
+  const first = x.channels.slice(0, c).reduce((n, [shown]) => n + shown, 0);
+  const delta = x.snaps.map(() => 0);
+  const moved: number[] = [];
+  for (let n = 0; n < cut.entries.length; n++) {
+    const [k, i, h] = cut.entries[n];
+    const now = x.snaps[k]?.prios[i];
+    if (now === undefined) return null;
+    if (now === h) continue;
+    delta[k] = addHash(delta[k], subHash(now, h));
+    moved.push(n);
+  }
+  if (!moved.length || x.snaps.some((_, k) => subHash(x.hidden[k], x.wasHidden[k]) !== delta[k])) return null;
+  // The last entry shown bounds the rest, unless its own priority changed too.
+  const last = PER * (first + count - 1);
+  if (x.snaps[x.quads[last]]?.prios[x.quads[last + 1]] !== x.quads[last + 3]) return null;
+  const ch = channelText(x.text, 'not_runnable', count, x.quads, first);
+  const e = ch && entryAt(x.text, ch.spans, count - 1);
+  if (!e) return null;
+  const bound = entryOrderKey(e, x.holder);
+  const entries = cut.entries.slice();
+  for (const n of moved) {
+    const [k, i, , key] = entries[n];
+    const l = x.listings[k];
+    const name = l.nameAt(i);
+    const id = name.slice(0, -3);
+    const shown = readShown(join(workDir(home, l.agent), name), id);
+    // Changed again since the snapshot was taken: evaluate again rather than mix the two.
+    if (!shown || prioHash(id, shown.priority) !== x.snaps[k].prios[i]) return null;
+    const now = keyWithPriority(key, shown.priority);
+    if (now < bound) return null;
+    entries[n] = [k, i, x.snaps[k].prios[i], now];
+  }
+  return { entries };
+}

@@ -124,18 +124,20 @@ export function nanFiles(stats: Float64Array): number[] {
   if (!stats.includes(NaN)) return [];
   const bytes = Buffer.from(stats.buffer, stats.byteOffset, stats.byteLength);
   const rest = new Float64Array(stats);
-  const found = new Set<number>();
+  // In order, since the search goes forward: a file with several NaNs is met in a row.
+  const found: number[] = [];
   for (let at = bytes.indexOf(NAN_BYTES); at >= 0; at = bytes.indexOf(NAN_BYTES, at + 1)) {
     if (at % 8) continue;
     rest[at / 8] = 0;
-    found.add(Math.floor(at / 32));
+    const i = Math.floor(at / 32);
+    if (found[found.length - 1] !== i) found.push(i);
   }
   if (rest.includes(NaN)) {
     const all: number[] = [];
     for (let i = 0; 4 * i < stats.length; i++) if (Number.isNaN(stats[4 * i])) all.push(i);
     return all;
   }
-  return [...found].filter((i) => Number.isNaN(stats[4 * i])).sort((a, b) => a - b);
+  return found.filter((i) => Number.isNaN(stats[4 * i]));
 }
 
 /** Whether `path` is a snapshot of this layout written under `stamp` (reads only its head). */

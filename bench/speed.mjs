@@ -32,6 +32,13 @@ const hid = (i) => `w-${i.toString(32).padStart(8, '0')}`;
 /** Open items with no dependency (safe targets for progress/wait/pick). */
 const targets = (n, count) => Array.from({ length: n }, (_, i) => i).filter((i) => !closed(i) && i % 3 !== 0 && i > 10).slice(0, count).map(hid);
 
+/** The last item held by an open dependency, of priority P4: never among the not_runnable entries shown. */
+const hiddenBlocked = (n) => {
+  let i = n - 1;
+  while (!(i % 3 === 0 && i % 5 === 4 && !closed(i) && !closed(i - 1))) i--;
+  return hid(i);
+};
+
 function holonHome(n) {
   const dir = join(ROOT, 'bench/.homes', `speed-${n}`);
   if (existsSync(join(dir, '.complete'))) {
@@ -163,6 +170,10 @@ for (const n of SIZES) {
         // A priority moves the item in its channel: the entry is patched and moved (frontier-titles.ts).
         const flip = join(cwd, '.holon/local/bench-priority');
         row('frontier --json, warm, after an edit --priority, with a keeper', size, goal, m(frontier, { prepare: `${warm} >/dev/null; p=$(( $(cat ${flip} 2>/dev/null || echo 1) == 1 ? 3 : 1 )); echo $p > ${flip}; ${sh([process.execPath, BIN, 'edit', ids[2 * (RUNS + 1) + 4], '--priority'])} P$p` }));
+        // A blocked item past the 50 not_runnable entries shown, between P3 and P4: it stays out of
+        // the answer (store/frontier-cut.ts), where it once cost a whole evaluation.
+        const flop = join(cwd, '.holon/local/bench-priority-hidden');
+        row('frontier --json, warm, after an edit --priority not shown, with a keeper', size, goal, m(frontier, { prepare: `${warm} >/dev/null; p=$(( $(cat ${flop} 2>/dev/null || echo 3) == 3 ? 4 : 3 )); echo $p > ${flop}; ${sh([process.execPath, BIN, 'edit', hiddenBlocked(n), '--priority'])} P$p` }));
       } finally {
         keeper.stop();
       }

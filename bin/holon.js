@@ -8,7 +8,15 @@ const { join } = require('node:path');
 const argv = process.argv.slice(2);
 const BUNDLE = join(__dirname, '../dist/bundle');
 // The command word, whether it keeps V8's optimizer, and the version (src/cli/command-word.ts, src/version.ts).
-const boot = require(join(BUNDLE, 'boot.cjs'));
+let boot;
+try {
+  boot = require(join(BUNDLE, 'boot.cjs'));
+} catch (err) {
+  if (err?.code !== 'MODULE_NOT_FOUND' || !String(err.message).includes('boot.cjs')) throw err;
+  // A checkout that was never built (npm install builds it): say so, not a loader's stack.
+  writeSync(2, `holon: not built: ${join(BUNDLE, 'boot.cjs')} is missing\n  fix: run \`npm install\` (or \`npm run build\`) in ${join(__dirname, '..')}\n`);
+  process.exit(1);
+}
 
 // `holon --version` alone needs one constant, not the command tree (scripts and hooks run it to probe).
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {

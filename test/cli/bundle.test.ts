@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cleanEnv, project, ROOT } from '../helpers/cli.js';
+import { cleanEnv, project, ROOT, tempDir } from '../helpers/cli.js';
 import { builtinsLoaded, modulesLoaded } from '../helpers/loaded.js';
 
 /** The build's map of each light command word to its own bundle (scripts/bundle.mjs). */
@@ -19,6 +19,18 @@ describe('the bundled CLI', () => {
     expect(holding.filter((f) => !f.startsWith('cmd-'))).toHaveLength(1);
     const words = readWords();
     expect(holding).toContain(words.frontier);
+  });
+
+  it('says how to build a checkout that was never built, not a stack trace', async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'bin'));
+    for (const f of ['holon.js', 'package.json']) cpSync(join(ROOT, 'bin', f), join(dir, 'bin', f));
+    const r = await new Promise<{ code: number; stderr: string }>((res) => {
+      execFile(process.execPath, [join(dir, 'bin/holon.js'), 'frontier'], { env: cleanEnv(), encoding: 'utf8' }, (err, _o, stderr) => res({ code: err ? Number((err as any).code) : 0, stderr }));
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^holon: not built: .*boot\.cjs is missing\n  fix: run `npm install`/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
   it('runs each light command from its own bundle, with the same definition the whole CLI has', async () => {

@@ -143,6 +143,11 @@ for (const n of SIZES) {
   row('holon progress ID TEXT', size, 1.5, m((i) => ['progress', ids[i], `bench note ${i}`]), ticket((i) => ['add-note', `bn-${String(Number.parseInt(ids[i].slice(2), 32)).padStart(4, '0')}`, `bench note ${i}`]), 'ticket add-note');
   row('holon pick ID', size, 1.5, m((i) => ['pick', ids[i]]));
   row('holon wait ID --for external:...', size, 1.5, m((i) => ['wait', ids[RUNS + 1 + i], '--for', `external:bench/${Date.now()}-${i}`, '--reason', 'bench']));
+  // With no id, pick claims the top runnable item: it reads the frontier's answer (from its cache when
+  // nothing changed; ops/pick.ts). Before each run the top is claimed already and the answer warm.
+  const holonSh = (...a) => sh([process.execPath, BIN, ...a]);
+  const claimedWarm = `${holonSh('pick')} >/dev/null; ${holonSh('frontier', '--json')} >/dev/null`;
+  row('holon pick (no id), nothing changed', size, 1.5, m(() => ['pick'], { prepare: claimedWarm }));
   if (n >= 10000) {
     const goal = n >= 50000 ? 2 : 1.5;
     const frontier = () => ['frontier', '--json'];
@@ -174,6 +179,11 @@ for (const n of SIZES) {
         // the answer (store/frontier-cut.ts), where it once cost a whole evaluation.
         const flop = join(cwd, '.holon/local/bench-priority-hidden');
         row('frontier --json, warm, after an edit --priority not shown, with a keeper', size, goal, m(frontier, { prepare: `${warm} >/dev/null; p=$(( $(cat ${flop} 2>/dev/null || echo 3) == 3 ? 4 : 3 )); echo $p > ${flop}; ${sh([process.execPath, BIN, 'edit', hiddenBlocked(n), '--priority'])} P$p` }));
+        row('holon pick (no id), nothing changed, with a keeper', size, 1.5, m(() => ['pick'], { prepare: claimedWarm }));
+        // The loop of the day: the item in focus completed, then the next one picked. A status change
+        // is evaluated again (the whole graph; docs/frontier.md, "The cached answer").
+        const completed = `${holonSh('pick')} >/dev/null; ${holonSh('complete', '--result', 'bench', '--evidence', 'bench', '--no-followup', 'bench')} >/dev/null`;
+        row('holon pick (no id) after a complete, with a keeper', size, 1.5, m(() => ['pick'], { prepare: completed }));
       } finally {
         keeper.stop();
       }

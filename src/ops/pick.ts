@@ -1,12 +1,13 @@
 import { HolonError, invalid } from '../core/errors.js';
-import { computeFrontier, prepare, runnableInOrder } from '../core/frontier.js';
+import type { Frontier } from '../core/frontier.js';
 import { parseDuration } from '../core/time.js';
 import { viewOf, type WorkView } from '../core/workitem.js';
 import { claimWork } from '../store/claims.js';
 import { writeFocus, type Focus } from '../store/focus.js';
-import { loadFrontierInput } from '../store/frontier-input.js';
+import { channelEntries } from '../store/frontier-entry-text.js';
 import { readWorkFile, workFile, type WorkRef } from '../store/work-store.js';
 import type { OpsCtx } from './context.js';
+import { frontierParts } from './frontier.js';
 import { holderOf } from './holder.js';
 
 /** Sets the agent's focus. Focus is not running: the item may be waiting, and others keep their state. */
@@ -16,36 +17,39 @@ export async function pick(ctx: OpsCtx, ref: WorkRef): Promise<{ agent: string; 
   return { agent: ref.agent, focus, item };
 }
 
-type FrontierInput = Awaited<ReturnType<typeof loadFrontierInput>>['input'];
-
-/** The claim of the top runnable item and the focus on it; `ref` null when nothing could be claimed. */
-export async function claimNext(ctx: OpsCtx, opts: { ttl?: string }, agent: string, holder: string): Promise<{ input: FrontierInput; lost: string[]; ref: WorkRef | null; focus: Focus | null; view: WorkView | null }> {
+/**
+ * The claim of the top runnable item and the focus on it; `ref` null when nothing could be claimed.
+ * The items tried are the runnable channel of the frontier's answer (in full, in frontier order), so a
+ * pick whose home did not change since the last `holon frontier` or `pick` reads that answer from its
+ * cache (ops/frontier.ts) rather than evaluating the graph again. `agent` and `holder` are the ones the
+ * answer is computed for: the context's agent and holderOf it.
+ */
+export async function claimNext(ctx: OpsCtx, opts: { ttl?: string }, agent: string, holder: string): Promise<{ answer: Buffer; lost: string[]; ref: WorkRef | null; focus: Focus | null; view: WorkView | null }> {
   const home = ctx.home();
   const ttlMs = opts.ttl ? parseDuration(opts.ttl, '--ttl') : null;
-  const { input } = await loadFrontierInput(home, agent, { holder, nowMs: ctx.nowMs, cwd: ctx.cwd });
-  const runnable = runnableInOrder(prepare(input));
+  const answer = Buffer.concat((await frontierParts(ctx, {})).map((p) => (typeof p === 'string' ? Buffer.from(p) : p)));
   const lost: string[] = [];
-  for (const v of runnable) {
-    const ref = { agent: v.item.agent || agent, id: v.item.id, file: workFile(home, v.item.agent || agent, v.item.id) };
+  for (const e of channelEntries(answer, 'runnable')) {
+    const ref = { agent: e.agent || agent, id: e.id, file: workFile(home, e.agent || agent, e.id) };
     let claimed;
     try {
       claimed = await claimWork(home, ref, { holder, nowMs: ctx.nowMs, ttl: opts.ttl ?? null, ttlMs });
     } catch (err) {
       if (err instanceof HolonError && (err.kind === 'conflict' || err.kind === 'invalid' || err.kind === 'notFound')) {
-        lost.push(`${v.item.id}: ${err.message}`);
+        lost.push(`${e.id}: ${err.message}`);
         continue;
       }
       throw err;
     }
     const focus = await writeFocus(home, agent, ref.id, ctx.nowMs);
-    return { input, lost, ref, focus, view: viewOf(claimed.doc) };
+    return { answer, lost, ref, focus, view: viewOf(claimed.doc) };
   }
-  return { input, lost, ref: null, focus: null, view: null };
+  return { answer, lost, ref: null, focus: null, view: null };
 }
 
-/** The refusal (exit 3) when nothing is runnable, saying why and what a person must decide. */
-export function nothingRunnable(input: FrontierInput, agent: string, lost: string[]): never {
-  const f = computeFrontier(input);
+/** The refusal (exit 3) when nothing is runnable, saying why and what a person must decide; `answer` is the frontier's (claimNext). */
+export function nothingRunnable(answer: Buffer, agent: string, lost: string[]): never {
+  const f = JSON.parse(answer.toString('utf8')) as Frontier;
   const c = f.counts;
   const lines: string[] = [];
   if (f.needs_decision.length) {
@@ -68,6 +72,6 @@ export async function pickNext(ctx: OpsCtx, opts: { ttl?: string }) {
   const agent = ctx.agent();
   const holder = holderOf(ctx, agent);
   const r = await claimNext(ctx, opts, agent, holder);
-  if (!r.ref) return nothingRunnable(r.input, agent, r.lost);
+  if (!r.ref) return nothingRunnable(r.answer, agent, r.lost);
   return { agent, holder, focus: r.focus!, claim: r.view!.claim, item: r.view!, skipped: r.lost };
 }

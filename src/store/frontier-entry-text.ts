@@ -195,3 +195,28 @@ export function entryAt(text: Buffer, spans: number[], j: number): FrontierEntry
     return null;
   }
 }
+
+/**
+ * The entries of channel `c` of an answer's text, in order, each parsed only when it is reached
+ * (`holon pick` claims the first runnable one it can, and rarely reads a second). The layout
+ * channelText reads; a text not written so is parsed whole instead, past the entries already given.
+ */
+export function* channelEntries(text: Buffer, c: string): Generator<FrontierEntry> {
+  let given = 0;
+  if (text.includes(`\n  ${JSON.stringify(c)}: [],\n`)) return;
+  const open = Buffer.from(`\n  ${JSON.stringify(c)}: [\n`);
+  const at = text.indexOf(open);
+  for (let from = at + open.length; at >= 0;) {
+    const close = text.indexOf(CLOSE_ENTRY, from);
+    const e = close < 0 || text.readUInt32BE(from) !== 0x20202020 ? null : entryAt(text, [from, close + 6], 0);
+    if (!e) break;
+    given++;
+    yield e;
+    from = close + 6;
+    if (text[from] === 0x2c && text[from + 1] === 0x0a) from += 2;
+    else if (text.subarray(from, from + CLOSE_ARRAY.length).equals(CLOSE_ARRAY)) return;
+    else break;
+  }
+  const all = (JSON.parse(text.toString('utf8')) as Record<string, FrontierEntry[] | undefined>)[c] ?? [];
+  yield* all.slice(given);
+}

@@ -45,7 +45,7 @@ async function pickNext(ctx: Ctx, opts: { json?: boolean; ttl?: string; sync?: b
     const lostTo = readWorkFile((tried as WorkRef).file, (tried as WorkRef).id).item.claim;
     throw conflict(`${(tried as WorkRef).id} was claimed on another clone first, by ${lostTo?.holder ?? 'someone else'}; nothing else is runnable for ${agent}`, 'see `holon frontier`; nothing of this pick was kept');
   }
-  if (!r.ref) return nothingRunnable(r.input, agent, r.lost);
+  if (!r.ref) return nothingRunnable(r.answer, agent, r.lost);
   const { ref, focus, view, lost } = r;
   if (opts.json) return printJson({ agent, focus: focus!.work_item, since: focus!.since, claim: view!.claim, item: workItemJson(view!), skipped: lost });
   out(`${ref.id}  ${view!.title}`);

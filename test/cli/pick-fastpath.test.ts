@@ -1,0 +1,82 @@
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { project } from '../helpers/cli.js';
+import { git } from '../helpers/clones.js';
+import { writeGraph } from '../helpers/graph.js';
+
+/**
+ * `holon pick` with no id claims the first item of the frontier's runnable channel, read from the
+ * frontier's cached answer when nothing changed (ops/pick.ts): each pick must claim what a full
+ * evaluation (local/ moved aside: no cache at all) puts first at that moment.
+ */
+
+const NOW = '2026-11-30T06:00:00Z';
+
+describe('pick with no id', () => {
+  it('claims the top of a full evaluation, from the cached answer when nothing changed', async () => {
+    const p = await project();
+    const work = join(p.home, 'agents/main/work');
+    writeGraph(work, 120);
+    git(p.dir, 'init', '-q', '-b', 'main');
+    git(p.dir, 'config', 'user.email', 't@test');
+    git(p.dir, 'config', 'user.name', 'test');
+    git(p.dir, 'add', '-A');
+    git(p.dir, 'commit', '-qm', 'home');
+    const env = (now = NOW) => ({ HOLON_NOW: now, HOLON_TRACE_INDEX: '1' });
+    const local = join(p.home, 'local');
+    /** The runnable ids of a full evaluation, in order; the caches under local/ are kept as they were. */
+    const full = async (now = NOW): Promise<string[]> => {
+      renameSync(local, `${local}.kept`);
+      try {
+        const r = await p.h(['frontier', '--json'], { HOLON_NOW: now });
+        expect(r.code, r.stderr).toBe(0);
+        return JSON.parse(r.stdout).runnable.map((e: { id: string }) => e.id);
+      } finally {
+        rmSync(local, { recursive: true, force: true });
+        renameSync(`${local}.kept`, local);
+      }
+    };
+    const pick = async (now = NOW, ...more: string[]) => {
+      const r = await p.h(['pick', '--json', ...more], env(now));
+      expect(r.code, r.stderr).toBe(0);
+      return { id: JSON.parse(r.stdout).focus as string, claim: JSON.parse(r.stdout).claim, trace: r.stderr };
+    };
+
+    expect((await p.h(['frontier', '--json'], env())).code).toBe(0);
+    const before = await full();
+    expect(before.length).toBeGreaterThan(3);
+
+    // A hand edit of the top item after the answer was cached: the pick must see it.
+    const top = join(work, `${before[0]}.md`);
+    writeFileSync(top, readFileSync(top, 'utf8').replace('revision: 1', 'revision: 1\nexclude: ["main"]'));
+    const next = (await full())[0];
+    expect(next).toBe(before[1]);
+    const first = await pick();
+    expect(first.id).toBe(next);
+    expect(first.claim.holder).toBe('agent:main');
+
+    // Its own claim keeps it first; once that write is evaluated, a pick with nothing changed reads
+    // the cached answer, and claims the same.
+    expect((await full())[0]).toBe(next);
+    await pick();
+    const again = await pick();
+    expect(again.id).toBe(next);
+    expect(again.trace).toMatch(/frontier: reused/);
+    expect(again.trace).not.toMatch(/frontier: evaluated/);
+
+    // Done by hand: the next pick takes what a full evaluation now puts first.
+    const f = join(work, `${next}.md`);
+    writeFileSync(f, readFileSync(f, 'utf8').replace('status: "open"', 'status: "done"'));
+    const after = (await full())[0];
+    expect(after).not.toBe(next);
+    expect((await pick()).id).toBe(after);
+
+    // A lease that ends: past its end, the cached answer (own claim first) is not the one used.
+    const leased = await pick(NOW, '--ttl', '10m');
+    expect(leased.claim.expires_at).toBeTruthy();
+    const later = '2026-11-30T06:20:00Z';
+    const expected = (await full(later))[0];
+    expect((await pick(later)).id).toBe(expected);
+  }, 120_000);
+});

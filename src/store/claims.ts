@@ -15,7 +15,11 @@ import { mutateWork, readWorkFile, type WorkRef } from './work-store.js';
  * different items cannot both win; only then does the claim scan the other items.
  */
 export async function claimWork(home: Home, ref: WorkRef, req: ClaimRequest): Promise<{ doc: WorkDoc; outcome: ClaimOutcome }> {
-  const peek = readWorkFile(ref.file, ref.id).item;
+  const read = readWorkFile(ref.file, ref.id);
+  // Held already, with nothing to change (a pick that resumes its own claim): nothing is written, so
+  // no lock is taken either (records are replaced whole by rename: this read is one version of it).
+  if (unchanged(home, read.item, req)) return { doc: read, outcome: 'unchanged' };
+  const peek = read.item;
   const attempt = async () => {
     let outcome: ClaimOutcome = 'unchanged';
     const r = await mutateWork(home, ref, req.nowMs, (doc) => {
@@ -34,6 +38,17 @@ export async function claimWork(home: Home, ref: WorkRef, req: ClaimRequest): Pr
   };
   if (!peek.write_scope.length) return attempt();
   return withLock(home.local, `scope.${peek.repo ?? 'home'}`, attempt);
+}
+
+/** Whether claiming `item` as read would change nothing and refuse nothing: what the locked path decides then. */
+function unchanged(home: Home, item: WorkItem, req: ClaimRequest): boolean {
+  if (item.status === 'done' || !(claimLive(item.claim, req.nowMs) && sameHolder(item.claim!.holder, req.holder))) return false;
+  try {
+    return applyClaim(item, req).outcome === 'unchanged' && !exclusionInHome(home, item, req.holder);
+  } catch {
+    // A version mismatch: the locked path says so.
+    return false;
+  }
 }
 
 /**

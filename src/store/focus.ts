@@ -28,6 +28,9 @@ export function readFocus(home: Home, agent: string): Focus {
 }
 
 export async function writeFocus(home: Home, agent: string, id: string | null, nowMs: number): Promise<Focus> {
+  // The focus already (a repeated pick): nothing to write, so no lock. The file is replaced whole by rename.
+  const seen = readFocus(home, agent);
+  if (seen.work_item === id && seen.since) return seen;
   return withLock(home.local, `${agent}.focus`, () => {
     const cur = readFocus(home, agent);
     if (cur.work_item === id) return cur;

@@ -75,11 +75,16 @@ function ticketHome(n) {
   return join(dir, 'ticket');
 }
 
-/** `holon index` in `cwd`, once it answers (null where it declines: not Linux, an unknown file system). */
-function startKeeper(cwd) {
+/**
+ * `holon index` in `cwd`, once it answers (null where it declines: not Linux, an unknown file system).
+ * Unless `refresh`, it does not compute the frontier answers again in the background
+ * (HOLON_INDEX_REFRESH=0): those rows measure what a command does itself.
+ */
+function startKeeper(cwd, refresh = false) {
+  const env = { ...process.env, ...ENV, ...(refresh ? {} : { HOLON_INDEX_REFRESH: '0' }) };
   // Started through a shell that exits at once, so the keeper is not this (synchronous) script's child:
   // its exit is reaped by init, and `kill -0` below stops answering once it is gone.
-  const pid = Number(spawnSync('bash', ['-c', `${sh([process.execPath, BIN, 'index'])} >/dev/null 2>&1 & echo $!`], { cwd, env: { ...process.env, ...ENV }, encoding: 'utf8' }).stdout.trim());
+  const pid = Number(spawnSync('bash', ['-c', `${sh([process.execPath, BIN, 'index'])} >/dev/null 2>&1 & echo $!`], { cwd, env, encoding: 'utf8' }).stdout.trim());
   const stop = () => {
     spawnSync('bash', ['-c', `kill ${pid} 2>/dev/null; while kill -0 ${pid} 2>/dev/null; do sleep 0.05; done`]);
   };
@@ -166,6 +171,7 @@ for (const n of SIZES) {
     }
     // The same with an index keeper running (`holon index`; `holon watch` runs one too): the frontier
     // then stats only the files the keeper saw change (docs/frontier.md, "The index keeper").
+    const completed = `${holonSh('pick')} >/dev/null; ${holonSh('complete', '--result', 'bench', '--evidence', 'bench', '--no-followup', 'bench')} >/dev/null`;
     const keeper = startKeeper(cwd);
     if (keeper) {
       try {
@@ -180,12 +186,22 @@ for (const n of SIZES) {
         const flop = join(cwd, '.holon/local/bench-priority-hidden');
         row('frontier --json, warm, after an edit --priority not shown, with a keeper', size, goal, m(frontier, { prepare: `${warm} >/dev/null; p=$(( $(cat ${flop} 2>/dev/null || echo 3) == 3 ? 4 : 3 )); echo $p > ${flop}; ${sh([process.execPath, BIN, 'edit', hiddenBlocked(n), '--priority'])} P$p` }));
         row('holon pick (no id), nothing changed, with a keeper', size, 1.5, m(() => ['pick'], { prepare: claimedWarm }));
-        // The loop of the day: the item in focus completed, then the next one picked. A status change
-        // is evaluated again (the whole graph; docs/frontier.md, "The cached answer").
-        const completed = `${holonSh('pick')} >/dev/null; ${holonSh('complete', '--result', 'bench', '--evidence', 'bench', '--no-followup', 'bench')} >/dev/null`;
+        // The loop of the day (before each run: the top item picked and completed), then the next one
+        // picked. A status change is evaluated again: the whole graph.
         row('holon pick (no id) after a complete, with a keeper', size, 1.5, m(() => ['pick'], { prepare: completed }));
       } finally {
         keeper.stop();
+      }
+      // The same loop with a keeper that computes the answers again after a change (ops/frontier-refresh.ts),
+      // given the moment an agent takes between two commands: the refresh, and the window after a change
+      // in which a file's numbers do not vouch for it (RACY_MS, 2 s), are over when the pick comes.
+      const refreshing = startKeeper(cwd, true);
+      if (refreshing) {
+        try {
+          row('holon pick (no id) after a complete, with a keeper that refreshed the answer', size, 1.5, m(() => ['pick'], { prepare: `${completed}; sleep ${n >= 50000 ? 5 : 3}` }));
+        } finally {
+          refreshing.stop();
+        }
       }
     }
   }

@@ -24,9 +24,9 @@ export function otherKeeper(home: Home): KeeperInfo | null {
 /**
  * Starts the index keeper (index-keeper.ts) in a worker thread of this process, unless another process
  * keeps this home's index already or HOLON_INDEX=0. What it says (ready, declined, a new epoch, an
- * error) goes to `log`. Commands never depend on it: without a keeper they stat every work file.
+ * error) goes to `log`; `onChange` is called after each batch of work file events. Commands never depend on it: without a keeper they stat every work file.
  */
-export function startIndexKeeper(home: Home, log: (line: string) => void, opts: { foreground?: boolean } = {}): IndexKeeper | null {
+export function startIndexKeeper(home: Home, log: (line: string) => void, opts: { foreground?: boolean; onChange?: () => void } = {}): IndexKeeper | null {
   if (process.env.HOLON_INDEX === '0') {
     log('index keeper: not started (HOLON_INDEX=0)');
     return null;
@@ -55,6 +55,8 @@ export function startIndexKeeper(home: Home, log: (line: string) => void, opts: 
   let settle: (ok: boolean) => void = () => undefined;
   const ready = new Promise<boolean>((resolve) => (settle = resolve));
   worker.on('message', (m: { type: string; text: string }) => {
+    // Work files changed: not a line of the log, a cue (the frontier answers are refreshed, ops/frontier-refresh.ts).
+    if (m.type === 'changed') return void opts.onChange?.();
     log(`index keeper: ${m.text}`);
     if (m.type === 'ready' || m.type === 'declined' || m.type === 'error') settle(m.type === 'ready');
   });

@@ -51,7 +51,14 @@ const MAX_NAMES = 20_000;
 /** An answer nobody collected (its asker gave up) is removed after this long. */
 const STALE_ANSWER_MS = 60_000;
 
-const post = (m: { type: 'ready' | 'declined' | 'epoch' | 'unseen' | 'error'; text: string }) => parentPort?.postMessage(m);
+const post = (m: { type: 'ready' | 'declined' | 'epoch' | 'unseen' | 'error' | 'changed'; text: string }) => parentPort?.postMessage(m);
+
+/** A work file changed since the host was last told (`changed`: it refreshes the frontier answers, ops/frontier-refresh.ts). */
+let untold = false;
+const tell = () => {
+  untold = false;
+  post({ type: 'changed', text: '' });
+};
 
 /** Files stat'ed per turn of the loop in a sweep, so a question never waits for a whole sweep. */
 const SWEEP_SLICE = 1000;
@@ -113,6 +120,7 @@ function renew(why: string): void {
   changed.clear();
   for (const v of watches.values()) v.since = gen;
   post({ type: 'epoch', text: `${why}: a new epoch, ${epoch}` });
+  untold = true;
 }
 
 function afterBatch(): void {
@@ -123,6 +131,7 @@ function afterBatch(): void {
   renewNext = false;
   batch = 0;
   if (asked.length) answerAll(asked.splice(0));
+  if (untold) tell();
 }
 
 function drop(agent: string): void {
@@ -203,6 +212,7 @@ function note(agent: string, name: string): void {
   let m = changed.get(agent);
   if (!m) changed.set(agent, (m = new Map()));
   m.set(name, ++gen);
+  untold = true;
 }
 
 const keyOf = (dir: string, name: string): string | null => {
@@ -267,6 +277,7 @@ async function sweep(): Promise<void> {
     v.seen = now;
     v.sweptAt = startedAt;
   }
+  if (untold) tell();
   setTimeout(() => void sweep(), sweepMs ?? 30_000);
 }
 

@@ -30,6 +30,8 @@ export interface WatchOptions {
   serves?: (agent: string) => boolean;
   /** Called when a run ends (with `--sync`: sync its results at once). */
   onRunEnd?: () => void;
+  /** Called after each batch of work file events the index keeper saw (the frontier answers are refreshed). */
+  onIndexChange?: () => void;
 }
 
 interface Pending {
@@ -105,7 +107,7 @@ export class Watcher {
     if (!this.opts.once) {
       this.files = await watchHome(this.home, () => this.requestPass(DEBOUNCE_MS), (err) => this.fileWatchFailed(err));
       // Keeps the frontier's listing cheap while the watcher runs (runtime/index-keeper.ts).
-      this.keeper = startIndexKeeper(this.home, this.opts.log);
+      this.keeper = startIndexKeeper(this.home, this.opts.log, { onChange: this.opts.onIndexChange });
     }
     await this.pass();
   }

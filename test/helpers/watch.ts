@@ -53,9 +53,13 @@ afterEach(() => {
   for (const k of keepers.splice(0)) if (k.exitCode === null && k.signalCode === null) k.kill('SIGKILL');
 });
 
-/** A `holon index` (the index keeper alone) in `cwd`; `ready()` waits until it keeps the index. */
+/**
+ * A `holon index` (the index keeper alone) in `cwd`; `ready()` waits until it keeps the index. It does
+ * not refresh the frontier answers in the background unless `env` says HOLON_INDEX_REFRESH=1: the
+ * tests of the listing check which path each command took itself.
+ */
 export function startKeeper(cwd: string, env: NodeJS.ProcessEnv = {}) {
-  const proc = spawnHolon(['index'], { cwd, env });
+  const proc = spawnHolon(['index'], { cwd, env: { HOLON_INDEX_REFRESH: '0', ...env } });
   keepers.push(proc);
   let text = '';
   proc.stderr!.on('data', (d) => (text += d));

@@ -1,5 +1,7 @@
 import { usage } from '../../core/errors.js';
 import { otherKeeper, startIndexKeeper } from '../../runtime/index-keeper-host.js';
+import { makeOpsCtx } from '../../ops/context.js';
+import { frontierRefresher } from '../../ops/frontier-refresh.js';
 import type { Ctx } from '../context.js';
 import { note, out, printJson } from '../output.js';
 
@@ -14,16 +16,21 @@ export async function run(ctx: Ctx, _args: string[], opts: { status?: boolean; j
     return;
   }
   const log = (line: string) => note(`${new Date().toISOString().slice(11, 23)} ${line}`);
-  const keeper = startIndexKeeper(home, log, { foreground: true });
+  // Each agent's default frontier answer, computed again soon after its files change (and once now).
+  const refresher = frontierRefresher(home, (agent) => makeOpsCtx({ ...ctx.globals, agent }, ctx.env, ctx.cwd), log, ctx.env);
+  const keeper = startIndexKeeper(home, log, { foreground: true, onChange: refresher.changed });
   if (!keeper || !(await keeper.ready)) {
+    refresher.stop();
     await keeper?.stop();
     process.exitCode = 1;
     return;
   }
+  refresher.changed();
   let signalled = false;
   const stop = (sig: string) => {
     signalled = true;
     log(`${sig}: stopping`);
+    refresher.stop();
     void keeper.stop();
   };
   process.once('SIGINT', () => stop('SIGINT'));

@@ -4,6 +4,8 @@ import { listAgents, resolveAgent, type Home } from '../../store/home.js';
 import { acquireWatcher, releaseWatcher } from '../../store/watcher-lock.js';
 import { Watcher } from '../../runtime/watch-loop.js';
 import { settingsOf } from '../../runtime/run-agent.js';
+import { makeOpsCtx } from '../../ops/context.js';
+import { frontierRefresher } from '../../ops/frontier-refresh.js';
 import type { Ctx } from '../context.js';
 import { note, printJson } from '../output.js';
 
@@ -25,7 +27,9 @@ export async function run(ctx: Ctx, _args: string[], opts: { listen?: string | b
   // Retries are judged on HOLON_NOW when it is set (tests and replays with --once).
   const now = ctx.env.HOLON_NOW ? () => ctx.nowMs : undefined;
   const sync = opts.sync ? await startSync(home, agents, parseDuration(opts.sync, '--sync'), log) : null;
-  const w = new Watcher(home, { agents, once: opts.once, listen, log, now, serves: sync ? (a) => sync.serves(a) : undefined, onRunEnd: sync ? () => void sync.round() : undefined });
+  // While the watcher's index keeper runs, each agent's default frontier answer is kept fresh (ops/frontier-refresh.ts).
+  const refresher = opts.once ? null : frontierRefresher(home, (agent) => makeOpsCtx({ ...ctx.globals, agent }, ctx.env, ctx.cwd), log, ctx.env);
+  const w = new Watcher(home, { agents, once: opts.once, listen, log, now, serves: sync ? (a) => sync.serves(a) : undefined, onRunEnd: sync ? () => void sync.round() : undefined, onIndexChange: refresher?.changed });
   sync?.start(() => w.requestPass(0));
   try {
     if (opts.once) {
@@ -51,6 +55,7 @@ export async function run(ctx: Ctx, _args: string[], opts: { listen?: string | b
       });
     });
   } finally {
+    refresher?.stop();
     await sync?.stop();
     releaseWatcher(home);
   }

@@ -15,7 +15,7 @@ export function defineWatchCommands(program: Command): void {
 
   program
     .command('index')
-    .description('keep the work index warm until stopped, so `holon frontier` stats only the files that changed (holon watch does this too; Linux)')
+    .description('keep the work index warm until stopped, so `holon frontier` stats only the files that changed, and compute the frontier of each agent again after a change (holon watch does this too; Linux)')
     .option('--status', 'say whether a keeper serves this home, and exit')
     .option('--json', 'with --status: print {keeper: {pid, started_at} | null} as JSON')
     .addHelpText('after', '\nWithout a keeper every command stats each work file; the answers are the same either way. See docs/frontier.md, "The index keeper".')

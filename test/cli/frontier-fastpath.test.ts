@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { project, tempDir } from '../helpers/cli.js';
 import { startKeeper, until } from '../helpers/watch.js';
 import { git } from '../helpers/clones.js';
-import { writeGraph } from '../helpers/graph.js';
+import { graphProject } from '../helpers/graph.js';
 
 /**
  * The fast path (cached listing, graph cache with its patch log, cached answer) must give exactly the
@@ -28,14 +28,7 @@ async function settled(file: string): Promise<void> {
 async function everyChange(keeper: boolean): Promise<string[]> {
   const traces: string[] = [];
   {
-    const p = await project();
-    const work = join(p.home, 'agents/main/work');
-    const ids = writeGraph(work, 300);
-    git(p.dir, 'init', '-q', '-b', 'main');
-    git(p.dir, 'config', 'user.email', 't@test');
-    git(p.dir, 'config', 'user.name', 'test');
-    git(p.dir, 'add', '-A');
-    git(p.dir, 'commit', '-qm', 'home');
+    const { p, work, ids } = await graphProject(300);
     // The keeper's answer is waited for (up to 60 s): on a loaded machine it can take more than the
     // second a command gives it by default, and this test checks that it answered.
     const env = (now = NOW) => ({ HOLON_NOW: now, HOLON_TRACE_INDEX: '1', HOLON_INDEX_WAIT_MS: '60000' });

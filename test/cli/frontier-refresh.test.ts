@@ -2,8 +2,7 @@ import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { project } from '../helpers/cli.js';
-import { git } from '../helpers/clones.js';
-import { writeGraph } from '../helpers/graph.js';
+import { graphProject } from '../helpers/graph.js';
 import { startKeeper, startWatch, until } from '../helpers/watch.js';
 
 /**
@@ -16,14 +15,7 @@ const NOW = '2026-11-30T06:00:00Z';
 
 describe('the index keeper refreshes the frontier answers', () => {
   it('after a status change, the next frontier and pick reuse its answer, which is a full evaluation\'s', async () => {
-    const p = await project();
-    const work = join(p.home, 'agents/main/work');
-    writeGraph(work, 120);
-    git(p.dir, 'init', '-q', '-b', 'main');
-    git(p.dir, 'config', 'user.email', 't@test');
-    git(p.dir, 'config', 'user.name', 'test');
-    git(p.dir, 'add', '-A');
-    git(p.dir, 'commit', '-qm', 'home');
+    const { p, work } = await graphProject(120);
     const env = { HOLON_NOW: NOW, HOLON_TRACE_INDEX: '1', HOLON_INDEX_WAIT_MS: '60000' };
     const keeper = startKeeper(p.dir, { ...env, HOLON_INDEX_REFRESH: '1' });
     await keeper.ready();

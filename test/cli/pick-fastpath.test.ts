@@ -1,9 +1,7 @@
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { project } from '../helpers/cli.js';
-import { git } from '../helpers/clones.js';
-import { writeGraph } from '../helpers/graph.js';
+import { graphProject } from '../helpers/graph.js';
 
 /**
  * `holon pick` with no id claims the first item of the frontier's runnable channel, read from the
@@ -15,14 +13,7 @@ const NOW = '2026-11-30T06:00:00Z';
 
 describe('pick with no id', () => {
   it('claims the top of a full evaluation, from the cached answer when nothing changed', async () => {
-    const p = await project();
-    const work = join(p.home, 'agents/main/work');
-    writeGraph(work, 120);
-    git(p.dir, 'init', '-q', '-b', 'main');
-    git(p.dir, 'config', 'user.email', 't@test');
-    git(p.dir, 'config', 'user.name', 'test');
-    git(p.dir, 'add', '-A');
-    git(p.dir, 'commit', '-qm', 'home');
+    const { p, work } = await graphProject(120);
     const env = (now = NOW) => ({ HOLON_NOW: now, HOLON_TRACE_INDEX: '1' });
     const local = join(p.home, 'local');
     /** The runnable ids of a full evaluation, in order; the caches under local/ are kept as they were. */

@@ -1,5 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { project } from './cli.js';
+import { git } from './clones.js';
 
 /**
  * Writes n WorkItems straight to disk (fast) for the frontier's scale and fast-path tests: done items,
@@ -22,4 +24,17 @@ export function writeGraph(work: string, n: number): string[] {
     writeFileSync(join(work, `${id}.md`), `---\n${lines.join('\n')}\n---\n\n## Objective\n\nitem ${i}\n\n## Progress\n\n`);
   });
   return ids;
+}
+
+/** A temp project whose agent `main` holds writeGraph's `n` items, committed to a new git repository (branch main). */
+export async function graphProject(n: number) {
+  const p = await project();
+  const work = join(p.home, 'agents/main/work');
+  const ids = writeGraph(work, n);
+  git(p.dir, 'init', '-q', '-b', 'main');
+  git(p.dir, 'config', 'user.email', 't@test');
+  git(p.dir, 'config', 'user.name', 'test');
+  git(p.dir, 'add', '-A');
+  git(p.dir, 'commit', '-qm', 'home');
+  return { p, work, ids };
 }

@@ -203,9 +203,10 @@ export function entryAt(text: Buffer, spans: number[], j: number): FrontierEntry
  */
 export function* channelEntries(text: Buffer, c: string): Generator<FrontierEntry> {
   let given = 0;
-  if (text.includes(`\n  ${JSON.stringify(c)}: [],\n`)) return;
   const open = Buffer.from(`\n  ${JSON.stringify(c)}: [\n`);
+  // Found where it is (the channels come first): never a scan of the whole answer, megabytes at 50k.
   const at = text.indexOf(open);
+  if (at < 0 && text.includes(`\n  ${JSON.stringify(c)}: [],\n`)) return;
   for (let from = at + open.length; at >= 0;) {
     const close = text.indexOf(CLOSE_ENTRY, from);
     const e = close < 0 || text.readUInt32BE(from) !== 0x20202020 ? null : entryAt(text, [from, close + 6], 0);

@@ -192,7 +192,7 @@ for (const n of SIZES) {
       } finally {
         keeper.stop();
       }
-      // The same loop with a keeper that computes the answers again after a change (ops/frontier-refresh.ts),
+      // The same loop with a keeper that computes the answers again after a change (runtime/frontier-refresh.ts),
       // given the moment an agent takes between two commands: the refresh, and the window after a change
       // in which a file's numbers do not vouch for it (RACY_MS, 2 s), are over when the pick comes.
       const refreshing = startKeeper(cwd, true);

@@ -2,7 +2,7 @@
 // CommonJS (bin/package.json): node's ESM loader costs some 9 ms of cpu to start, a tenth of a bare
 // node start, so the entry and the light commands' bundles are CommonJS; the whole CLI (ESM, split in
 // chunks) is reached by import() only for the commands that need it.
-const { readFileSync, writeSync } = require('node:fs');
+const { existsSync, readFileSync, writeSync } = require('node:fs');
 const { join } = require('node:path');
 
 const argv = process.argv.slice(2);
@@ -12,7 +12,8 @@ let boot;
 try {
   boot = require(join(BUNDLE, 'boot.cjs'));
 } catch (err) {
-  if (err?.code !== 'MODULE_NOT_FOUND' || !String(err.message).includes('boot.cjs')) throw err;
+  // Only boot.cjs itself missing: a module it needs that is gone is another fault, with its own stack.
+  if (err?.code !== 'MODULE_NOT_FOUND' || existsSync(join(BUNDLE, 'boot.cjs'))) throw err;
   // A checkout that was never built (npm install builds it): say so, not a loader's stack.
   writeSync(2, `holon: not built: ${join(BUNDLE, 'boot.cjs')} is missing\n  fix: run \`npm install\` (or \`npm run build\`) in ${join(__dirname, '..')}\n`);
   process.exit(1);

@@ -55,7 +55,7 @@ export function startIndexKeeper(home: Home, log: (line: string) => void, opts: 
   let settle: (ok: boolean) => void = () => undefined;
   const ready = new Promise<boolean>((resolve) => (settle = resolve));
   worker.on('message', (m: { type: string; text: string }) => {
-    // Work files changed: not a line of the log, a cue (the frontier answers are refreshed, ops/frontier-refresh.ts).
+    // Work files changed: not a line of the log, a cue (the frontier answers are refreshed, runtime/frontier-refresh.ts).
     if (m.type === 'changed') return void opts.onChange?.();
     log(`index keeper: ${m.text}`);
     if (m.type === 'ready' || m.type === 'declined' || m.type === 'error') settle(m.type === 'ready');

@@ -53,7 +53,7 @@ const STALE_ANSWER_MS = 60_000;
 
 const post = (m: { type: 'ready' | 'declined' | 'epoch' | 'unseen' | 'error' | 'changed'; text: string }) => parentPort?.postMessage(m);
 
-/** A work file changed since the host was last told (`changed`: it refreshes the frontier answers, ops/frontier-refresh.ts). */
+/** A work file changed since the host was last told (`changed`: it refreshes the frontier answers, runtime/frontier-refresh.ts). */
 let untold = false;
 const tell = () => {
   untold = false;
@@ -207,12 +207,12 @@ function refresh(): void {
   }
 }
 
-/** Records a change of `name` in `agent`'s folder at a new generation. */
-function note(agent: string, name: string): void {
+/** Records a change of `name` in `agent`'s folder at a new generation; `tell`: one the host has not heard of. */
+function note(agent: string, name: string, tell = true): void {
   let m = changed.get(agent);
   if (!m) changed.set(agent, (m = new Map()));
   m.set(name, ++gen);
-  untold = true;
+  if (tell) untold = true;
 }
 
 const keyOf = (dir: string, name: string): string | null => {
@@ -271,8 +271,10 @@ async function sweep(): Promise<void> {
     for (const n of v.seen.keys()) if (!now.has(n)) moved.push(n);
     const events = changed.get(agent);
     for (const n of moved) {
-      if ((events?.get(n) ?? -1) <= v.sweptAt) post({ type: 'unseen', text: `${agent}/work/${n} changed with no file event (a write through a hard link elsewhere?): reported as changed now` });
-      note(agent, n);
+      // A change an event reported was told already; only one no event reported is news to the host.
+      const unseen = (events?.get(n) ?? -1) <= v.sweptAt;
+      if (unseen) post({ type: 'unseen', text: `${agent}/work/${n} changed with no file event (a write through a hard link elsewhere?): reported as changed now` });
+      note(agent, n, unseen);
     }
     v.seen = now;
     v.sweptAt = startedAt;

@@ -7,7 +7,7 @@ import { startKeeper, startWatch, until } from '../helpers/watch.js';
 
 /**
  * An index keeper computes each agent's default frontier answer again after its work files change
- * (ops/frontier-refresh.ts): the next command reuses it as it stands, and it is the answer a full
+ * (runtime/frontier-refresh.ts): the next command reuses it as it stands, and it is the answer a full
  * evaluation gives.
  */
 

@@ -63,11 +63,20 @@ describe('pick with no id', () => {
     expect(after).not.toBe(next);
     expect((await pick()).id).toBe(after);
 
-    // A lease that ends: past its end, the cached answer (own claim first) is not the one used.
-    const leased = await pick(NOW, '--ttl', '10m');
-    expect(leased.claim.expires_at).toBeTruthy();
+    // A lease that ends: the cached answer shows the leased item first (own claims first) only until
+    // then. Past its end, that answer is not used, and the pick takes what comes first without it.
+    expect((await p.h(['release', after], env())).code).toBe(0);
+    const open = await full();
+    const leased = open[open.length - 1];
+    expect((await p.h(['claim', leased, '--ttl', '10m'], env())).code).toBe(0);
+    expect((await full())[0]).toBe(leased);
+    const cached = await p.h(['frontier', '--json'], env());
+    expect(JSON.parse(cached.stdout).runnable[0].id).toBe(leased);
     const later = '2026-11-30T06:20:00Z';
     const expected = (await full(later))[0];
-    expect((await pick(later)).id).toBe(expected);
+    expect(expected).not.toBe(leased);
+    const late = await pick(later);
+    expect(late.id).toBe(expected);
+    expect(late.trace).toMatch(/frontier: evaluated/);
   }, 120_000);
 });

@@ -17,8 +17,9 @@ export interface WatchProc {
   exited: Promise<number | null>;
 }
 
+/** A `holon watch` in `cwd`; like startKeeper, with no refresh of the frontier answers unless `env` asks (HOLON_INDEX_REFRESH=1). */
 export function startWatch(cwd: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): WatchProc {
-  const child = spawnHolon(['watch', ...args], { cwd, env });
+  const child = spawnHolon(['watch', ...args], { cwd, env: { HOLON_INDEX_REFRESH: '0', ...env } });
   let text = '';
   child.stderr!.on('data', (d) => (text += d));
   child.stdout!.on('data', (d) => (text += d));

@@ -1,7 +1,8 @@
 import { usage } from '../../core/errors.js';
 import { otherKeeper, startIndexKeeper } from '../../runtime/index-keeper-host.js';
 import { makeOpsCtx } from '../../ops/context.js';
-import { frontierRefresher } from '../../ops/frontier-refresh.js';
+import { frontierParts } from '../../ops/frontier.js';
+import { frontierRefresher, refreshEnv } from '../../runtime/frontier-refresh.js';
 import type { Ctx } from '../context.js';
 import { note, out, printJson } from '../output.js';
 
@@ -17,7 +18,8 @@ export async function run(ctx: Ctx, _args: string[], opts: { status?: boolean; j
   }
   const log = (line: string) => note(`${new Date().toISOString().slice(11, 23)} ${line}`);
   // Each agent's default frontier answer, computed again soon after its files change (and once now).
-  const refresher = frontierRefresher(home, (agent) => makeOpsCtx({ ...ctx.globals, agent }, ctx.env, ctx.cwd), log, ctx.env);
+  const env = refreshEnv(ctx.env);
+  const refresher = frontierRefresher(home, (agent) => frontierParts(makeOpsCtx({ ...ctx.globals, agent }, env, ctx.cwd), {}), log, ctx.env);
   const keeper = startIndexKeeper(home, log, { foreground: true, onChange: refresher.changed });
   if (!keeper || !(await keeper.ready)) {
     refresher.stop();

@@ -4,8 +4,7 @@ import { listAgents, resolveAgent, type Home } from '../../store/home.js';
 import { acquireWatcher, releaseWatcher } from '../../store/watcher-lock.js';
 import { Watcher } from '../../runtime/watch-loop.js';
 import { settingsOf } from '../../runtime/run-agent.js';
-import { makeOpsCtx } from '../../ops/context.js';
-import { frontierRefresher } from '../../ops/frontier-refresh.js';
+import { frontierRefresher, refreshInChild } from '../../runtime/frontier-refresh.js';
 import type { Ctx } from '../context.js';
 import { note, printJson } from '../output.js';
 
@@ -27,8 +26,8 @@ export async function run(ctx: Ctx, _args: string[], opts: { listen?: string | b
   // Retries are judged on HOLON_NOW when it is set (tests and replays with --once).
   const now = ctx.env.HOLON_NOW ? () => ctx.nowMs : undefined;
   const sync = opts.sync ? await startSync(home, agents, parseDuration(opts.sync, '--sync'), log) : null;
-  // While the watcher's index keeper runs, each agent's default frontier answer is kept fresh (ops/frontier-refresh.ts).
-  const refresher = opts.once ? null : frontierRefresher(home, (agent) => makeOpsCtx({ ...ctx.globals, agent }, ctx.env, ctx.cwd), log, ctx.env);
+  // While the watcher's index keeper runs, each agent's default frontier answer is kept fresh (runtime/frontier-refresh.ts).
+  const refresher = opts.once ? null : frontierRefresher(home, refreshInChild(home, ctx.cwd, ctx.env), log, ctx.env);
   const w = new Watcher(home, { agents, once: opts.once, listen, log, now, serves: sync ? (a) => sync.serves(a) : undefined, onRunEnd: sync ? () => void sync.round() : undefined, onIndexChange: refresher?.changed });
   sync?.start(() => w.requestPass(0));
   try {
@@ -49,7 +48,10 @@ export async function run(ctx: Ctx, _args: string[], opts: { listen?: string | b
       };
       process.once('SIGINT', () => stop('SIGINT'));
       process.once('SIGTERM', () => stop('SIGTERM'));
-      w.start().then(() => log(`watching ${home.dir}${agents.length ? ` (agents: ${agents.join(', ')})` : ''}; pid ${process.pid}`), (err) => {
+      w.start().then(() => {
+        log(`watching ${home.dir}${agents.length ? ` (agents: ${agents.join(', ')})` : ''}; pid ${process.pid}`);
+        refresher?.changed();
+      }, (err) => {
         stopping = true;
         w.stop(0).finally(() => reject(err));
       });

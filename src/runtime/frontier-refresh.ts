@@ -1,0 +1,116 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { RACY_MS } from '../store/cache-file.js';
+import { listAgents, type Home } from '../store/home.js';
+import { trace } from '../store/trace.js';
+
+/**
+ * While an index keeper runs (`holon index`, `holon watch`), each agent's default frontier answer
+ * (`holon frontier --json`, and what `holon pick` reads) is computed again soon after its work files
+ * change, so that the next command finds it cached: a `complete`, a new dependency or a `git pull`
+ * then costs the keeper's process (or its child) the evaluation, not the next `pick`. Nothing trusts
+ * these answers more than any other: each command checks a cached answer against the files as always
+ * (ops/frontier.ts), and one made on files that changed since is not used.
+ *
+ * A burst of changes (a pull, a runner's writes) is one refresh, SETTLE_MS after its last event; a
+ * change during a refresh gets one more, SETTLE_MS after it ends. An answer made within RACY_MS of a
+ * change is not stored under file keys (cache-file.ts), so one more refresh follows once that window
+ * has passed; it reuses the answer (no evaluation) and stores it under the keys the next command's
+ * listing will match.
+ */
+
+const SETTLE_MS = 50;
+
+export interface FrontierRefresher {
+  /** Work files changed (the keeper saw events): refresh soon. */
+  changed(): void;
+  /** No refresh after this one. */
+  stop(): void;
+}
+
+/**
+ * `refresh(agent)` computes and stores one agent's default answer (in this process for `holon index`,
+ * in a child for `holon watch`: refreshInChild). HOLON_INDEX_REFRESH=0 turns it off (the listing
+ * tests, whose traces say which path a command took).
+ */
+export function frontierRefresher(home: Home, refresh: (agent: string) => Promise<unknown>, log: (line: string) => void, env: NodeJS.ProcessEnv): FrontierRefresher {
+  if (env.HOLON_INDEX_REFRESH === '0') return { changed: () => undefined, stop: () => undefined };
+  let timer: NodeJS.Timeout | null = null;
+  let running = false;
+  let again = false;
+  let stopped = false;
+  const failed = new Set<string>();
+  const schedule = (ms: number, settled: boolean) => {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => void run(settled), ms);
+    // Never what keeps the process alive.
+    timer.unref();
+  };
+  const run = async (settled: boolean) => {
+    timer = null;
+    if (stopped) return;
+    running = true;
+    try {
+      for (const agent of listAgents(home)) {
+        if (stopped) return;
+        try {
+          await refresh(agent);
+          failed.delete(agent);
+        } catch (err) {
+          // Said once per agent until it works again; the command that asks says why in full.
+          if (!failed.has(agent)) log(`index keeper: ${agent}'s frontier could not be computed: ${(err as Error).message}`);
+          failed.add(agent);
+        }
+      }
+      trace(`frontier answers refreshed${settled ? ' (past the racy window)' : ''}`);
+    } finally {
+      running = false;
+    }
+    if (again) {
+      again = false;
+      schedule(SETTLE_MS, false);
+    } else if (!settled) schedule(RACY_MS + 100, true);
+  };
+  return {
+    changed() {
+      if (stopped) return;
+      if (running) again = true;
+      else schedule(SETTLE_MS, false);
+    },
+    stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      timer = null;
+    },
+  };
+}
+
+const BIN = fileURLToPath(new URL('../../bin/holon.js', import.meta.url));
+
+/**
+ * A refresh in a child `holon frontier --json` (its output dropped): the watcher's own thread, which
+ * serves webhooks and supervises runs, is never held by an evaluation (a second at 50,000 items).
+ */
+export function refreshInChild(home: Home, cwd: string, env: NodeJS.ProcessEnv): (agent: string) => Promise<void> {
+  return (agent) =>
+    new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [BIN, '--home', home.dir, '--agent', agent, 'frontier', '--json'], { cwd, env: refreshEnv(env), stdio: ['ignore', 'ignore', 'pipe'] });
+      let err = '';
+      child.stderr!.on('data', (d: Buffer) => {
+        if (err.length < 2000) err += d.toString('utf8');
+      });
+      child.on('error', reject);
+      child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(err.trim().split('\n')[0] || `exit ${code}`))));
+    });
+}
+
+/**
+ * The environment a refresh runs in: the agent's own holder (HOLON_ACTOR would make it another's, an
+ * answer the agent's commands never use) and no trace (its lines are not the watcher's log).
+ */
+export function refreshEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out = { ...env };
+  delete out.HOLON_ACTOR;
+  delete out.HOLON_TRACE_INDEX;
+  return out;
+}

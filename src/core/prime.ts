@@ -67,7 +67,7 @@ export function buildPrime(input: PrimeInput): PrimeData {
           waits: [...f.waits.filter(isLive), ...tail(f.waits.filter((w) => !isLive(w)), 2)],
           woken_by: f.woken_by.map((k) => ({ ...k, payload: k.payload == null ? null : clip(k.payload, TEXT_CHARS) })),
           other_items: f.other_items.slice(0, SHORT),
-          other_items_count: f.other_items.length,
+          other_items_count: f.other_items_count,
         } as PrimeData['focus']
       : null,
     frontier: frontier

@@ -46,7 +46,10 @@ export interface ResumeContext {
   woken_by: WakeInfo[];
   blocker: WorkView['blocker'];
   on_return: string;
+  /** The first OTHER_ITEMS_SHOWN of the agent's other open items. */
   other_items: Array<{ id: string; title: string; status: string; summary: string }>;
+  /** How many other open items the agent has. */
+  other_items_count: number;
   commands: string[];
 }
 
@@ -67,9 +70,17 @@ function oneLine(i: WorkItem): string {
   return i.status;
 }
 
+/**
+ * How many of the agent's other open items a resume context lists (`other_items_count` counts them
+ * all): it is a runner's prompt, and a home of 10,000 items made it some 60,000 tokens of titles.
+ * `holon list` gives every one.
+ */
+export const OTHER_ITEMS_SHOWN = 20;
+
 export function buildResume(input: ResumeInput): ResumeContext {
   const { item } = input;
   const id = item.id;
+  const others = input.others.filter((o) => o.id !== id);
   return {
     agent: input.agent,
     now: input.nowIso,
@@ -84,7 +95,8 @@ export function buildResume(input: ResumeInput): ResumeContext {
     woken_by: input.wakes,
     blocker: item.blocker,
     on_return: item.on_return,
-    other_items: input.others.filter((o) => o.id !== id).map((o) => ({ id: o.id, title: o.title, status: o.status, summary: oneLine(o) })),
+    other_items: others.slice(0, OTHER_ITEMS_SHOWN).map((o) => ({ id: o.id, title: o.title, status: o.status, summary: oneLine(o) })),
+    other_items_count: others.length,
     commands: [
       `holon progress ${id} "what you did and found"`,
       `holon evidence ${id} "what it proves" --commit SHA`,
@@ -148,7 +160,10 @@ export function renderResume(r: ResumeContext): string {
   }
   if (r.blocker) L.push('', '## Blocker', '', `${r.blocker.reason}`, `Recovery: ${r.blocker.recovery}`, 'A wake does not clear the blocker; only an explicit action does.');
   L.push('', '## On return', '', r.on_return || '(no note)');
-  if (r.other_items.length) L.push('', '## Your other open items', '', ...r.other_items.map((o) => `- ${o.id} ${o.title} — ${o.summary}`));
+  if (r.other_items.length) {
+    const more = r.other_items_count - r.other_items.length;
+    L.push('', `## Your other open items (${r.other_items_count})`, '', ...r.other_items.map((o) => `- ${o.id} ${o.title} — ${o.summary}`), ...(more > 0 ? [`- ... and ${more} more: \`holon list\``] : []));
+  }
   // The id is written out: an agent CLI may refuse to auto-run a command holding a shell variable.
   L.push('', '## Record your work with', '', `Run these as shown, with the item id ${w.id} written out (no shell variables):`, '', ...r.commands.map((c) => `    ${c}`));
   return L.join('\n') + '\n';

@@ -67,6 +67,13 @@ describe('holon prime', () => {
     expect(j.focus.waits[0]).toMatchObject({ kind: 'external', resource: 'ci:run/7731', status: 'active' });
     expect(j.focus.other_items).toHaveLength(5);
     expect(j.focus.other_items_count).toBe(50);
+    // The resume context (a runner's prompt) lists the first 20 of them and counts them all.
+    const rj = await p.json(['resume', id], NOW);
+    expect(rj.other_items).toHaveLength(20);
+    expect(rj.other_items_count).toBe(50);
+    const rt = await p.h(['resume', id], NOW);
+    expect(rt.stdout).toContain('## Your other open items (50)');
+    expect(rt.stdout).toContain('- ... and 30 more: `holon list`');
   });
 
   it('never fails in a home: a focus naming a missing item becomes a note', async () => {

@@ -44,6 +44,9 @@ export async function frontierText(ctx: OpsCtx, opts: FrontierOpts): Promise<str
 /** Parts of text (strings, or UTF-8 bytes) as one string. */
 export const partsText = (parts: Array<string | Uint8Array>) => parts.map((p) => (typeof p === 'string' ? p : Buffer.from(p.buffer, p.byteOffset, p.byteLength).toString('utf8'))).join('');
 
+/** Parts of text as one buffer (what store/frontier-entry-text.ts reads entries from). */
+export const partsBytes = (parts: Array<string | Uint8Array>) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : p)));
+
 /**
  * The frontier of the acting agent as JSON text in parts, reused from the cache under local/ when
  * nothing it reads has changed (so `holon frontier --json` prints the cached bytes without parsing or

@@ -7,7 +7,7 @@ import { writeFocus, type Focus } from '../store/focus.js';
 import { channelEntries } from '../store/frontier-entry-text.js';
 import { readWorkFile, workFile, type WorkRef } from '../store/work-store.js';
 import type { OpsCtx } from './context.js';
-import { frontierParts } from './frontier.js';
+import { frontierParts, partsBytes } from './frontier.js';
 import { holderOf } from './holder.js';
 
 /** Sets the agent's focus. Focus is not running: the item may be waiting, and others keep their state. */
@@ -27,7 +27,7 @@ export async function pick(ctx: OpsCtx, ref: WorkRef): Promise<{ agent: string; 
 export async function claimNext(ctx: OpsCtx, opts: { ttl?: string }, agent: string, holder: string): Promise<{ answer: Buffer; lost: string[]; ref: WorkRef | null; focus: Focus | null; view: WorkView | null }> {
   const home = ctx.home();
   const ttlMs = opts.ttl ? parseDuration(opts.ttl, '--ttl') : null;
-  const answer = Buffer.concat((await frontierParts(ctx, {})).map((p) => (typeof p === 'string' ? Buffer.from(p) : p)));
+  const answer = partsBytes(await frontierParts(ctx, {}));
   const lost: string[] = [];
   for (const e of channelEntries(answer, 'runnable')) {
     const ref = { agent: e.agent || agent, id: e.id, file: workFile(home, e.agent || agent, e.id) };

@@ -94,7 +94,9 @@ const BIN = fileURLToPath(new URL('../../bin/holon.js', import.meta.url));
 export function refreshInChild(home: Home, cwd: string, env: NodeJS.ProcessEnv): (agent: string) => Promise<void> {
   return (agent) =>
     new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [BIN, '--home', home.dir, '--agent', agent, 'frontier', '--json'], { cwd, env: refreshEnv(env), stdio: ['ignore', 'ignore', 'pipe'] });
+      // No trace: the child's lines are not the watcher's log (its stderr is read only for a failure).
+      const { HOLON_TRACE_INDEX: _trace, ...quiet } = refreshEnv(env);
+      const child = spawn(process.execPath, [BIN, '--home', home.dir, '--agent', agent, 'frontier', '--json'], { cwd, env: quiet, stdio: ['ignore', 'ignore', 'pipe'] });
       let err = '';
       child.stderr!.on('data', (d: Buffer) => {
         if (err.length < 2000) err += d.toString('utf8');
@@ -105,12 +107,10 @@ export function refreshInChild(home: Home, cwd: string, env: NodeJS.ProcessEnv):
 }
 
 /**
- * The environment a refresh runs in: the agent's own holder (HOLON_ACTOR would make it another's, an
- * answer the agent's commands never use) and no trace (its lines are not the watcher's log).
+ * The environment a refresh runs in: the agent's own holder. A HOLON_ACTOR in the keeper's environment
+ * would make it another's, an answer the agent's commands never use.
  */
 export function refreshEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const out = { ...env };
-  delete out.HOLON_ACTOR;
-  delete out.HOLON_TRACE_INDEX;
+  const { HOLON_ACTOR: _actor, ...out } = env;
   return out;
 }

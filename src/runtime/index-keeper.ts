@@ -207,12 +207,12 @@ function refresh(): void {
   }
 }
 
-/** Records a change of `name` in `agent`'s folder at a new generation; `tell`: one the host has not heard of. */
-function note(agent: string, name: string, tell = true): void {
+/** Records a change of `name` in `agent`'s folder at a new generation; `news`: one the host has not heard of. */
+function note(agent: string, name: string, news = true): void {
   let m = changed.get(agent);
   if (!m) changed.set(agent, (m = new Map()));
   m.set(name, ++gen);
-  if (tell) untold = true;
+  if (news) untold = true;
 }
 
 const keyOf = (dir: string, name: string): string | null => {

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { holon, project, spawnHolon, tempDir } from '../helpers/cli.js';
@@ -214,5 +214,43 @@ describe('graph fields on write and in check', () => {
       'decision_scope on a user_action covers nothing: only a user_gate can satisfy a decision (a user_action never does)',
     ]);
     expect(problems[0].line).toBeGreaterThan(1);
+  });
+});
+
+describe('a claim the holder has already', () => {
+  it('is answered from the record without the lock, and still refuses what the locked path refuses', async () => {
+    const p = await project();
+    const id = await p.create('mine');
+    expect((await p.h(['claim', id])).code).toBe(0);
+    expect((await p.h(['pick', id])).code).toBe(0);
+    const file = p.workFile(id);
+    const before = readFileSync(file, 'utf8');
+    const ino = statSync(file).ino;
+    // The item's lock and the focus lock held by another process (fresh, so never taken over): a
+    // repeat that needed either would wait about a minute and exit 5.
+    const locks = join(p.home, 'local/locks');
+    const future = new Date(Date.now() + 3600_000);
+    for (const name of [`main.${id}.lock`, 'main.focus.lock']) {
+      mkdirSync(join(locks, name), { recursive: true });
+      utimesSync(join(locks, name), future, future);
+    }
+    const again = await p.h(['claim', id, '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout).outcome).toBe('unchanged');
+    const picked = await p.h(['pick', '--json']);
+    expect(picked.code, picked.stderr).toBe(0);
+    expect(JSON.parse(picked.stdout).focus).toBe(id);
+    expect(readFileSync(file, 'utf8')).toBe(before);
+    expect(statSync(file).ino).toBe(ino);
+    // What the locked path refuses (its locks free again), this one refuses too: a stale version (5),
+    // an exclusion (3).
+    rmSync(locks, { recursive: true, force: true });
+    const stale = await p.h(['claim', id, '--expected-version', '9']);
+    expect(stale.code).toBe(5);
+    expect(stale.stderr).toContain('not the expected 9');
+    writeFileSync(file, before.replace('revision: ', 'exclude: ["main"]\nrevision: '));
+    const excluded = await p.h(['claim', id]);
+    expect(excluded.code).toBe(3);
+    expect(excluded.stderr).toContain('excluded');
   });
 });

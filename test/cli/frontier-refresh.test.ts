@@ -70,6 +70,9 @@ describe('the index keeper refreshes the frontier answers', () => {
       const w = startWatch(p.dir, [], { ...env, HOLON_INDEX_REFRESH: refresh });
       await w.waitFor(/watching /);
       await w.waitFor(/index keeper: keeping the work index/);
+      // Its first refresh (at start) is over, racy window and all, before the edit: a refresh line after
+      // `from` is then the edit's own, never the tail of that one.
+      if (refresh === '1') await w.waitFor(/frontier answers refreshed \(past the racy window\)/);
       const from = w.log().length;
       expect((await p.h(['edit', id, '--priority', refresh === '1' ? 'P1' : 'P2'])).code).toBe(0);
       if (refresh === '1') {

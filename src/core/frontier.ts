@@ -5,6 +5,7 @@ import { CHANNELS, CHECKS, FLAGS, REASONS, RUNNABLE, type Channel } from './fron
 import { findCycles, type GraphNode } from './graph-check.js';
 import { normalizeDecisionScope } from './graph-fields.js';
 import { PRIORITIES, type WorkItem } from './types.js';
+import { cycleNode, type ReadLog, type VerdictRecord } from './frontier-reads.js';
 
 export type { CapabilityState, CheckResult, FrontierInput, TimeBounds, Workspace } from './frontier-checks.js';
 
@@ -14,9 +15,8 @@ export type { CapabilityState, CheckResult, FrontierInput, TimeBounds, Workspace
  * them all; the first failure is the same in both.
  */
 
-export function prepare(input: FrontierInput): Prepared {
+export function prepare(input: FrontierInput, byId: Map<string, WorkItem> = new Map()): Prepared {
   const bounds: TimeBounds = { from: -Infinity, until: Infinity };
-  const byId = new Map<string, WorkItem>();
   const nodes: GraphNode[] = [];
   const gatesByKind = new Map<string, GateRef[]>();
   const leasesByRepo = new Map<string, Lease[]>();
@@ -31,7 +31,7 @@ export function prepare(input: FrontierInput): Prepared {
     }
     if (!byId.has(item.id)) byId.set(item.id, item);
     // Only live items can hold each other up: a cycle through a done item blocks nobody (check still reports it).
-    if (item.depends_on.length && item.status !== 'done' && !item.superseded_by) nodes.push({ id: item.id, file: '', depends_on: item.depends_on, successors: [], superseded_by: null });
+    if (cycleNode(item)) nodes.push({ id: item.id, file: '', depends_on: item.depends_on, successors: [], superseded_by: null });
     if (item.class === 'user_gate') {
       const ds = normalizeDecisionScope(item.decision_scope);
       const scope = ds ? parseScope(ds.scope) : null;
@@ -164,7 +164,8 @@ export interface Frontier {
   truncated: Partial<Record<(typeof CHANNELS)[number], number>>;
 }
 
-function entry(p: Prepared, v: Verdict): FrontierEntry {
+/** A verdict as the frontier prints it. */
+export function entryOf(p: Prepared, v: Verdict): FrontierEntry {
   const i = v.item;
   return {
     id: i.id, title: i.title, agent: i.agent, class: i.class, status: i.status, priority: i.priority, created_at: i.created_at,
@@ -173,9 +174,13 @@ function entry(p: Prepared, v: Verdict): FrontierEntry {
   };
 }
 
-/** Every verdict of the agent's items (unsorted); closed ones are cheap (the status check ends them). */
-export function verdicts(p: Prepared, closed?: (code: string) => void): Verdict[] {
+/**
+ * Every verdict of the agent's items (unsorted); closed ones are cheap (the status check ends them).
+ * With `reads`, the ids each verdict looked up in `p.byId` (a ReadLog) are kept per item.
+ */
+export function verdicts(p: Prepared, closed?: (code: string) => void, reads?: Map<string, string[]>): Verdict[] {
   const out: Verdict[] = [];
+  const log = reads ? (p.byId as ReadLog) : null;
   for (const item of p.input.items) {
     if (item.agent !== p.input.agent && item.agent) continue;
     // Most of a home is closed work: the status check would end it first; count it without a verdict.
@@ -183,7 +188,12 @@ export function verdicts(p: Prepared, closed?: (code: string) => void): Verdict[
       closed(item.status === 'done' ? 'status_done' : 'superseded');
       continue;
     }
+    if (log) log.reading = [];
     out.push(evaluate(p, item));
+    if (log) {
+      if (log.reading!.length) reads!.set(item.id, log.reading!);
+      log.reading = null;
+    }
   }
   return out;
 }
@@ -193,15 +203,22 @@ export function runnableInOrder(p: Prepared): Verdict[] {
   return sortVerdicts(verdicts(p).filter((v) => v.channel === 'runnable'));
 }
 
-/** The frontier; `opts.bounds` receives the time window in which the same inputs give the same answer. */
-export function computeFrontier(input: FrontierInput, opts: { limit?: number; bounds?: TimeBounds } = {}): Frontier {
-  const p = prepare(input);
+/**
+ * The frontier; `opts.bounds` receives the time window in which the same inputs give the same answer,
+ * `opts.record` (with a ReadLog for byId) what each verdict read (core/frontier-reads.ts).
+ */
+export function computeFrontier(input: FrontierInput, opts: { limit?: number; bounds?: TimeBounds; record?: { log: ReadLog; out: VerdictRecord } } = {}): Frontier {
+  const p = prepare(input, opts.record?.log);
   const byCode: Record<string, number> = {};
   let closedCount = 0;
   const all = verdicts(p, (code) => {
     closedCount++;
     byCode[code] = (byCode[code] ?? 0) + 1;
-  });
+  }, opts.record?.out.reads);
+  if (opts.record) {
+    opts.record.out.unique = p.byId.size;
+    opts.record.out.cycles = p.cycles.size;
+  }
   const nowIso = new Date(Math.floor(input.nowMs / 1000) * 1000).toISOString().replace('.000Z', 'Z');
   const by: Record<string, Verdict[]> = {};
   for (const c of [...CHANNELS, 'closed']) by[c] = [];
@@ -238,7 +255,7 @@ export function computeFrontier(input: FrontierInput, opts: { limit?: number; bo
   const cap = (c: (typeof CHANNELS)[number]) => {
     const list = by[c];
     if (list.length > limit) truncated[c] = list.length - limit;
-    return list.slice(0, limit).map((v) => entry(p, v));
+    return list.slice(0, limit).map((v) => entryOf(p, v));
   };
   const result: Frontier = {
     agent: input.agent,
@@ -246,7 +263,7 @@ export function computeFrontier(input: FrontierInput, opts: { limit?: number; bo
     now: nowIso,
     counts,
     runnable: cap('runnable'),
-    needs_decision: decisions.map((v) => ({ ...entry(p, v), scope: normalizeDecisionScope(v.item.decision_scope)?.scope ?? null, blocks: blocks.get(v.item.id) ?? [] })),
+    needs_decision: decisions.map((v) => ({ ...entryOf(p, v), scope: normalizeDecisionScope(v.item.decision_scope)?.scope ?? null, blocks: blocks.get(v.item.id) ?? [] })),
     needs_action: cap('needs_action'),
     waiting: cap('waiting'),
     resume_candidates: cap('resume_candidates'),

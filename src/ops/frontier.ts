@@ -2,10 +2,10 @@ import type { Frontier } from '../core/frontier.js';
 import type { RecordProblem } from '../core/record-codec.js';
 import { jsonParts } from '../core/json-parts.js';
 import { iso } from '../core/time.js';
-import { frontierFingerprint, graphFingerprint, headerFor, readCachedFrontier, readCut, readTitleIndex, restampFrontier, reuseParts, stillValid, storeCut, storeFrontier, storeTitleIndex, withNow, type CachedFrontier, type FrontierView } from '../store/frontier-cache.js';
+import { frontierFingerprint, graphFingerprint, headerFor, readCachedFrontier, readCut, readDeps, readTitleIndex, restampFrontier, reuseParts, stillValid, storeCut, storeFrontier, storeTitleIndex, withNow, type CachedFrontier, type FrontierView } from '../store/frontier-cache.js';
 import { currentTitles, titleIndexOf } from '../store/frontier-titles.js';
 import type { Titled } from '../store/stat-index.js';
-import { quickDigest, type Listing } from '../store/graph-index.js';
+import { quickDigest, type Entry, type Listing } from '../store/graph-index.js';
 import type { Home } from '../store/home.js';
 import { listKept } from '../store/kept-listing.js';
 import { beforeLongWork } from '../runtime/compile-mode.js';
@@ -75,6 +75,7 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
     // graph cache; the same digest means the same answer, once its titles are current.
     const digest: Record<string, number> = {};
     const snapshots: Record<string, Titled> = {};
+    const changed: Array<Array<[number, Entry]>> = [];
     let known = true;
     for (const l of listings) {
       const d = quickDigest(home, l);
@@ -84,16 +85,23 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
       }
       digest[l.agent] = d.digest;
       snapshots[l.agent] = d.snapshot;
+      changed.push(d.changed);
     }
-    if (known && prev.header.gfp === graphFingerprint(home, agent, holder, view, digest)) {
+    const gfp = known ? graphFingerprint(home, agent, holder, view, digest) : '';
+    if (known && prev.header.gfp === gfp) {
       const reused = withTitles(home, agent, holder, view, prev, keptFp, listings, snapshots, nowIso);
       if (reused) return reused;
+    }
+    // A few items changed what the frontier reads (a complete, a claim): those and their readers.
+    if (known && prev.header.gfp !== gfp && defaultView(view)) {
+      const patched = await withVerdicts(ctx, { agent, holder, view, prev, fp: keptFp, gfp, listings, snapshots, changed });
+      if (patched) return patched;
     }
   }
   // Loaded only now: a reused answer needs neither the graph nor the evaluator.
   beforeLongWork(listings.reduce((n, l) => n + l.count, 0));
-  const [{ computeFrontier }, { buildFrontierInput }, { loadListings }] = await Promise.all([
-    import('../core/frontier.js'), import('../store/frontier-input.js'), import('../store/graph-index.js'),
+  const [{ computeFrontier }, { buildFrontierInput }, { loadListings }, { ReadLog }, { depIndexOf }] = await Promise.all([
+    import('../core/frontier.js'), import('../store/frontier-input.js'), import('../store/graph-index.js'), import('../core/frontier-reads.js'), import('../store/frontier-deps.js'),
   ]);
   const loaded = loadListings(home, listings);
   const gfp = graphFingerprint(home, agent, holder, view, loaded.digest);
@@ -105,7 +113,9 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
   }
   const { input, problems, used } = buildFrontierInput(home, agent, { holder, nowMs: ctx.nowMs, cwd: ctx.cwd }, loaded);
   const bounds = { from: -Infinity, until: Infinity };
-  const f = computeFrontier(input, { limit, bounds });
+  // The default view keeps what each verdict read, so that the next change can be patched in.
+  const record = defaultView(view) ? { log: new ReadLog(), out: { reads: new Map(), unique: 0, cycles: 0 } } : undefined;
+  const f = computeFrontier(input, { limit, bounds, record });
   // What the default view's cap leaves out, kept so that a new priority there is not an evaluation
   // (store/frontier-cut.ts); with a --limit the channels were cut before this, and nothing is kept.
   const tail = !view.all && limit === undefined ? f.not_runnable.slice(NOT_RUNNABLE_SHOWN) : [];
@@ -116,8 +126,43 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
   // Encoded once, for the cache and for stdout alike (at 50,000 items some 7 MB, which each would
   // copy), in parts: the whole text and its bytes are never held at once.
   const bytes = Array.from(jsonParts({ ...f, problems }), (part) => Buffer.from(part));
-  storeFrontier(home, agent, view, headerFor(keptFp, gfp, bounds, used, f.now), bytes, titles);
+  const deps = record && titles ? depIndexOf(input.items, agent, folderOf(loaded.folders), record.out, problems.length, tail) : null;
+  storeFrontier(home, agent, view, headerFor(keptFp, gfp, bounds, used, f.now), bytes, titles, deps);
   return bytes;
+}
+
+const defaultView = (view: FrontierView) => !view.all && view.limit === undefined;
+
+/** The folder (agent) of the loaded item at position n, from where each listing's items end. */
+function folderOf(folders: Array<[string, number]>): (n: number) => string {
+  let k = 0;
+  // Asked in order, n = 0, 1, 2...: one step through the listings at a time.
+  return (n) => {
+    while (k < folders.length - 1 && n >= folders[k][1]) k++;
+    return folders[k][0];
+  };
+}
+
+/**
+ * The previous answer with the verdicts of the changed items and of the items reading them evaluated
+ * again (store/frontier-patch.ts); null when it cannot be patched, and the graph is evaluated.
+ */
+async function withVerdicts(ctx: OpsCtx, x: { agent: string; holder: string; view: FrontierView; prev: CachedFrontier; fp: string; gfp: string; listings: Listing[]; snapshots: Record<string, Titled>; changed: Array<Array<[number, Entry]>> }): Promise<Array<string | Uint8Array> | null> {
+  const home = ctx.home();
+  const { agent, view, prev } = x;
+  const deps = readDeps(home, agent, view, prev.header.lineage);
+  const index = deps && readTitleIndex(home, agent, view, prev);
+  if (!deps || !index) return null;
+  const cut = index.channels[index.channels.length - 1][1] ? readCut(home, agent, view, prev.header.lineage) : null;
+  const { patchVerdicts } = await import('../store/frontier-patch.js');
+  const done = patchVerdicts(home, {
+    agent, holder: x.holder, nowMs: ctx.nowMs, cwd: ctx.cwd, text: prev.bytes.subarray(prev.start), header: prev.header,
+    index, cut, deps, listings: x.listings, snapshots: x.snapshots, changed: x.changed, cap: NOT_RUNNABLE_SHOWN,
+  });
+  if (!done) return null;
+  trace(`frontier: patched (${done.evaluated} item${done.evaluated === 1 ? '' : 's'} evaluated again)`);
+  storeFrontier(home, agent, view, { ...done.header, fp: x.fp, gfp: x.gfp }, done.parts, done.index, done.deps);
+  return done.parts;
 }
 
 /**

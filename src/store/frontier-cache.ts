@@ -14,6 +14,7 @@ import { spendingSignature } from './budget.js';
 import { objectsSignature, readHead, readWorkspace } from './workspace.js';
 import { parseTitleIndex, titleIndexBytes, type TitleIndex } from './frontier-titles.js';
 import { cutText, parseCut, type CutIndex } from './frontier-cut.js';
+import { depText, parseDeps, type DepIndex } from './frontier-deps.js';
 
 /** Same HEAD (read from the files), and no new objects where a commit git did not know would appear (a fetch may bring it). */
 function gitUnchanged(g: { head: string | null; unknown: string[]; objects?: string[] }, cwd: string): boolean {
@@ -57,6 +58,8 @@ interface Header {
   /** Issue 16: the HEAD the freshness check compared with, and the recorded commits git did not know. */
   git?: { head: string | null; unknown: string[]; objects?: string[] } | null;
 }
+
+export type FrontierHeader = Header;
 
 export interface CachedFrontier {
   header: Header;
@@ -108,18 +111,27 @@ const cachePath = (home: Home, agent: string, view: FrontierView) => join(home.l
 const textPath = (home: Home, agent: string, view: FrontierView) => join(home.local, 'cache', `frontier-${agent}-${viewKey(view)}.txt`);
 const titlesPath = (home: Home, agent: string, view: FrontierView) => join(home.local, 'cache', `frontier-${agent}-${viewKey(view)}.tix`);
 const cutPath = (home: Home, agent: string, view: FrontierView) => join(home.local, 'cache', `frontier-${agent}-${viewKey(view)}.cut`);
+const depsPath = (home: Home, agent: string, view: FrontierView) => join(home.local, 'cache', `frontier-${agent}-${viewKey(view)}.dep`);
 
-/** The entries left out of the answer under `lineage` (frontier-cut.ts), or null. */
-export function readCut(home: Home, agent: string, view: FrontierView, lineage: string | undefined): CutIndex | null {
+/** A file of the answer's lineage: its first line is the lineage, the rest `parse`'s. */
+function readLineage<T>(path: string, lineage: string | undefined, parse: (text: string) => T | null): T | null {
   if (!lineage) return null;
   try {
-    const text = readFileSync(cutPath(home, agent, view), 'utf8');
+    const text = readFileSync(path, 'utf8');
     const nl = text.indexOf('\n');
-    return nl >= 0 && text.slice(0, nl) === lineage ? parseCut(text.slice(nl + 1)) : null;
+    return nl >= 0 && text.slice(0, nl) === lineage ? parse(text.slice(nl + 1)) : null;
   } catch {
     return null;
   }
 }
+
+/** What the verdicts of the answer under `lineage` read (frontier-deps.ts), or null. */
+export const readDeps = (home: Home, agent: string, view: FrontierView, lineage: string | undefined): DepIndex | null =>
+  readLineage(depsPath(home, agent, view), lineage, parseDeps);
+
+/** The entries left out of the answer under `lineage` (frontier-cut.ts), or null. */
+export const readCut = (home: Home, agent: string, view: FrontierView, lineage: string | undefined): CutIndex | null =>
+  readLineage(cutPath(home, agent, view), lineage, parseCut);
 
 export function storeCut(home: Home, agent: string, view: FrontierView, lineage: string, cut: CutIndex): void {
   writeCache(cutPath(home, agent, view), `${lineage}\n${cutText(cut)}`, join(home.local, 'tmp'));
@@ -184,11 +196,13 @@ export function withNow(parts: Buffer[], now: string, nowIso: string): Array<str
  * Stores a new answer: its text under a new token, then the header naming it. A header without a
  * lineage is a new evaluation's: it gets one, and the entries its cap left out are stored under it.
  */
-export function storeFrontier(home: Home, agent: string, view: FrontierView, h: Omit<Header, 'v' | 'token'>, text: string | Uint8Array | Uint8Array[], titles: TitleIndex | null): void {
+export function storeFrontier(home: Home, agent: string, view: FrontierView, h: Omit<Header, 'v' | 'token'>, text: string | Uint8Array | Uint8Array[], titles: TitleIndex | null, deps?: DepIndex | null): void {
   const token = randomBytes(8).toString('hex');
   const lineage = h.lineage ?? randomBytes(8).toString('hex');
   writeCache(textPath(home, agent, view), [token + '\n', ...(Array.isArray(text) ? text : [text])], join(home.local, 'tmp'));
   if (titles?.cut) storeCut(home, agent, view, lineage, titles.cut);
+  // Only with a new lineage: the answers of an older one keep theirs.
+  if (deps && !h.lineage) writeCache(depsPath(home, agent, view), `${lineage}\n${depText(deps)}`, join(home.local, 'tmp'));
   // Without one, the answer is reused only while no work file changes (see frontier-titles.ts).
   if (titles) storeTitleIndex(home, agent, view, token, titles);
   restampFrontier(home, agent, view, { ...h, token, lineage });

@@ -78,7 +78,7 @@ function knownSpans(text: Buffer, start: number, count: number, quads: Float64Ar
 }
 
 const PAD = '    ';
-const blockOf = (e: unknown) => Buffer.from(PAD + indented(JSON.stringify(e, null, 2), PAD));
+export const blockOf = (e: unknown) => Buffer.from(PAD + indented(JSON.stringify(e, null, 2), PAD));
 
 const COMMA = Buffer.from(',\n');
 

@@ -140,7 +140,7 @@ export interface InputUse {
  * Everything the frontier evaluator reads, assembled lazily: git runs only when an item names a repo
  * or branch, event folders are read only when a resume_when names an event.
  */
-export function buildFrontierInput(home: Home, agent: string, opts: { holder: string; nowMs: number; cwd: string }, loaded: LoadedGraph): { input: FrontierInput; problems: RecordProblem[]; used: InputUse } {
+export function buildFrontierInput(home: Home, agent: string, opts: { holder: string; nowMs: number; cwd: string }, loaded: Pick<LoadedGraph, 'items' | 'problems'>): { input: FrontierInput; problems: RecordProblem[]; used: InputUse } {
   const used: InputUse = {
     workspace: null, eventSigs: {}, spendingSig: null, unknownCommits: [], unknownObjects: [], cwd: opts.cwd,
     get spending() {

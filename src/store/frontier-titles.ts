@@ -57,7 +57,7 @@ export interface TitleIndex {
  */
 const LONG_INDEX = 2000;
 
-const namesSig = (joined: string) => String(contentHash(joined));
+export const namesSig = (joined: string) => String(contentHash(joined));
 
 /**
  * Per listing, the priority sum of the files the index does not show: its snapshot's sum less the
@@ -65,7 +65,7 @@ const namesSig = (joined: string) => String(contentHash(joined));
  * shown, and the answer is evaluated again, which is rare and right). With `changed`, also notes the
  * entries whose title or priority hash is not the snapshot's, in the same pass.
  */
-function hiddenSums(snaps: Titled[], quads: Float64Array, changed?: number[]): number[] {
+export function hiddenSums(snaps: Titled[], quads: Float64Array, changed?: number[]): number[] {
   const titles = snaps.map((x) => x.titles);
   const prios = snaps.map((x) => x.prios);
   const shown = snaps.map(() => 0);

@@ -55,6 +55,8 @@ export interface LoadedGraph {
   digest: Record<string, number>;
   /** Per agent, the names and title hashes of what was loaded (its snapshot's), in listing order. */
   snapshots: Record<string, Titled>;
+  /** Per listing, its agent and how many items were loaded up to its end (the items' folders). */
+  folders: Array<[string, number]>;
 }
 
 /**
@@ -283,12 +285,14 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph, conte
  * new entries go to the graph cache's patch log and a new snapshot is written. Null when the
  * snapshot cannot answer (missing, other names, a file that vanished): load the graph instead.
  */
-export function quickDigest(home: Home, listing: Listing): { digest: number; snapshot: StatIndex } | null {
+export function quickDigest(home: Home, listing: Listing): { digest: number; snapshot: StatIndex; changed: Array<[number, Entry]> } | null {
   const { agent, stats, racy, linked, cachePath } = listing;
   const idx = listing.snapshot ?? readStatIndex(idxOf(cachePath), GRAPH_STAMP);
   if (!idx || idx.count !== listing.count || idx.names !== listing.joined) return null;
   const prefix = workDir(home, agent) + '/';
   const patch: string[] = [];
+  // The files whose entry is not the snapshot's (content, title or priority), with their new entries.
+  const changed: Array<[number, Entry]> = [];
   const s = idx.stats;
   /** Reads file i again if its numbers are not the snapshot's (or it is racy); false when it cannot be read. */
   const look = (i: number): boolean => {
@@ -302,6 +306,7 @@ export function quickDigest(home: Home, listing: Listing): { digest: number; sna
     patch.push(logLine(name, r ? neverMatching(parsed) : parsed));
     const never = r || linked.has(name) || listing.irregular.has(name);
     for (let k = 0; k < 4; k++) s[j + k] = never ? NaN : stats[j + k];
+    if (idx.hashes[i] !== parsed[3] || idx.titles[i] !== parsed[4] || idx.prios[i] !== parsed[5]) changed.push([i, parsed]);
     const sums = idx.sums;
     sums[0] = addHash(subHash(sums[0], idx.hashes[i]), parsed[3]);
     sums[1] = addHash(subHash(sums[1], idx.titles[i]), parsed[4]);
@@ -326,7 +331,7 @@ export function quickDigest(home: Home, listing: Listing): { digest: number; sna
     }
   }
   if (patch.length || listing.remark) writeStatIndex(idxOf(cachePath), { ...idx, mark: listing.mark }, GRAPH_STAMP, join(home.local, 'tmp'));
-  return { digest: idx.sums[0], snapshot: idx };
+  return { digest: idx.sums[0], snapshot: idx, changed };
 }
 
 
@@ -347,6 +352,7 @@ export function loadListings(home: Home, listings: Listing[]): LoadedGraph {
     problems: [],
     digest: {},
     snapshots: {},
+    folders: [],
     // Built on first use: a frontier whose answer is reused (same digest) never needs the items.
     get items() {
       if (!items) {
@@ -360,7 +366,10 @@ export function loadListings(home: Home, listings: Listing[]): LoadedGraph {
   };
   const source = onFirstNeed(home.dir, listings);
   // Listing order (directory order) is not sorted: the evaluator orders everything it prints itself.
-  for (const l of listings) loadListed(home, l, out, source);
+  for (const l of listings) {
+    loadListed(home, l, out, source);
+    out.folders.push([l.agent, slims.length / 3]);
+  }
   return out;
 }
 

@@ -39,12 +39,13 @@ describe('the index keeper refreshes the frontier answers', () => {
     expect(first.stderr).toMatch(/frontier: reused \(no file changed\)/);
     const top = JSON.parse(first.stdout).runnable[0].id as string;
 
-    // Done by hand: a status change, which a command would evaluate in full. The keeper does it first.
+    // Done by hand: a status change, which a command would patch into the answer (store/frontier-patch.ts)
+    // or evaluate. The keeper does it first.
     const from = keeper.log().length;
     const f = join(work, `${top}.md`);
     writeFileSync(f, readFileSync(f, 'utf8').replace('status: "open"', 'status: "done"'));
     await refreshed(from);
-    expect(keeper.log().slice(from)).toMatch(/frontier: evaluated/);
+    expect(keeper.log().slice(from)).toMatch(/frontier: (evaluated|patched)/);
     const after = await p.h(['frontier', '--json'], env);
     expect(after.code, after.stderr).toBe(0);
     expect(after.stderr).toMatch(/frontier: reused \(no file changed\)/);

@@ -1,0 +1,445 @@
+import { join } from 'node:path';
+import { entryOf, entryOrderKey, evaluate, type FrontierEntry } from '../core/frontier.js';
+import type { Prepared } from '../core/frontier-checks.js';
+import { CHANNELS } from '../core/frontier-codes.js';
+import { cycleNode, evaluatedFor, ReadLog, specialItem } from '../core/frontier-reads.js';
+import { indented } from '../core/json-parts.js';
+import type { WorkItem } from '../core/types.js';
+import type { CutIndex } from './frontier-cut.js';
+import type { DepIndex } from './frontier-deps.js';
+import { blockOf, channelText, entryAt, PER, type ChannelText } from './frontier-entry-text.js';
+import { buildFrontierInput } from './frontier-input.js';
+import { hiddenSums, namesSig, type TitleIndex } from './frontier-titles.js';
+import type { FrontierHeader } from './frontier-cache.js';
+import { parseEntry, prioHash, titleHash, type Entry } from './graph-entry.js';
+import { itemOf } from './graph-slim.js';
+import type { Home } from './home.js';
+import type { Titled } from './stat-index.js';
+import type { Listing } from './work-listing.js';
+import { workDir } from './work-store.js';
+import { trace } from './trace.js';
+
+/**
+ * A cached answer brought up to date after a change of a few items (a `complete`, a claim, a wait)
+ * without loading the graph: the changed items and the items whose verdicts read them (frontier-deps.ts)
+ * are evaluated again, each against the items it reads, parsed from their files; every other verdict
+ * is the answer's, since nothing it read changed (the graph digest, the clock window, the checkout and
+ * the events are checked before this, ops/frontier.ts). Their entries are taken out of the answer's
+ * text and the new ones put in at their place in frontier order (entryOrderKey), counts and by_code
+ * moved by the difference, and the title index, the entries the not_runnable cap leaves out and the
+ * read index made to match.
+ *
+ * Null, and the answer is evaluated in full, whenever this could be wrong or is not worth it: a
+ * special item changed (a gate, a write scope, a role, an exclusion: their effect reaches past their
+ * readers), a live item got dependencies it did not have (a cycle could close), a record does not
+ * parse, more than MAX_CHANGED files or MAX_AFFECTED items, an evaluation that would look at git or
+ * the checkout where the answer did not, or anything in the answer not where it is expected.
+ * test/cli/frontier-patch.test.ts compares the result with a full evaluation after each kind of change.
+ */
+
+const MAX_CHANGED = 16;
+const MAX_AFFECTED = 200;
+const NR = CHANNELS.indexOf('not_runnable');
+const PROBLEMS_END = Buffer.from('\n  "problems": []\n}');
+
+export interface PatchInput {
+  agent: string;
+  holder: string;
+  nowMs: number;
+  cwd: string;
+  /** The answer's text (after its token line). */
+  text: Buffer;
+  header: FrontierHeader;
+  index: TitleIndex;
+  cut: CutIndex | null;
+  deps: DepIndex;
+  listings: Listing[];
+  snapshots: Record<string, Titled>;
+  /** Per listing, the files whose entries changed since the answer's snapshot (quickDigest). */
+  changed: Array<Array<[number, Entry]>>;
+  /** How many not_runnable entries the answer shows (ops/frontier.ts NOT_RUNNABLE_SHOWN). */
+  cap: number;
+}
+
+export interface VerdictPatch {
+  parts: Buffer[];
+  index: TitleIndex;
+  deps: DepIndex;
+  header: Omit<FrontierHeader, 'v' | 'token' | 'fp' | 'gfp' | 'lineage'>;
+  /** How many items were evaluated again. */
+  evaluated: number;
+}
+
+/** A new verdict: an entry (with its key), closed (its code), or none (another agent's item). */
+type Judged = { e: FrontierEntry; key: string; channel: number } | { closed: string } | null;
+
+/** A member of a channel being rebuilt: an old entry shown (j), one the cap left out (m), or a new one. */
+type Member = { j: number } | { m: number } | { id: string };
+
+class Unpatchable extends Error {}
+/** Stops the patch (the answer is evaluated in full), saying why in the trace. */
+function give(why = 'the answer is not as expected'): never {
+  throw new Unpatchable(why);
+}
+
+export function patchVerdicts(home: Home, x: PatchInput): VerdictPatch | null {
+  try {
+    return patch(home, x);
+  } catch (err) {
+    if (err instanceof Unpatchable) {
+      trace(`frontier: not patched (${err.message})`);
+      return null;
+    }
+    throw err;
+  }
+}
+
+function patch(home: Home, x: PatchInput): VerdictPatch {
+  const { agent, holder, index, deps, listings, text } = x;
+  if (index.listings.length !== listings.length) give('other listings');
+  const snaps = listings.map((l, k) => {
+    const snap = x.snapshots[l.agent];
+    const was = index.listings[k];
+    if (was.agent !== l.agent || !snap || snap.names !== l.joined || was.sig !== namesSig(l.joined)) give('other listings');
+    return snap;
+  });
+  // Only not_runnable is ever cut in the default view; the answer lists no problem records.
+  if (index.channels.some(([, cut], c) => cut > 0 && c !== NR)) give('a channel other than not_runnable is cut');
+  const cutWas = x.cut?.entries ?? [];
+  if (cutWas.length !== index.channels[NR][1]) give('the entries left out are not known');
+  if (!text.subarray(text.length - PROBLEMS_END.length).equals(PROBLEMS_END)) give('the answer lists problem records');
+
+  const special = new Set(deps.special);
+  const fresh = new Map<string, WorkItem>();
+  const where = new Map<string, [number, number]>();
+  let changedFiles = 0;
+  listings.forEach((l, k) => {
+    for (const [i, e] of x.changed[k] ?? []) {
+      if (++changedFiles > MAX_CHANGED) give('too many files changed');
+      if (!e[1]) give('a record does not parse');
+      const id = l.nameAt(i).slice(0, -3);
+      const item = itemOf(e[1] as Exclude<Entry[1], 0>, id, l.agent);
+      if (special.has(id) || specialItem(item) || fresh.has(id)) give(`${id} is a gate, has a write scope, a role or exclusions`);
+      if (cycleNode(item) && deps.deps[id] !== item.depends_on.join('\n')) give(`${id} has new dependencies`);
+      fresh.set(id, item);
+      where.set(id, [k, i]);
+    }
+  });
+  if (!fresh.size) give('nothing changed');
+  const affected = new Set(fresh.keys());
+  for (const [reader, ids] of Object.entries(deps.reads)) {
+    if (!ids.some((id) => fresh.has(id))) continue;
+    if (special.has(reader)) give(`${reader}, which reads a changed item, is a gate or needs one`);
+    affected.add(reader);
+  }
+
+  // Where each affected item is in the answer; an entry whose title or priority is not its file's
+  // (a patch that never got stored) is evaluated again too.
+  const names: Array<string[] | undefined> = [];
+  const nameAt = (k: number, i: number) => (names[k] ??= listings[k].names)[i];
+  const q = index.quads;
+  const shownAt = new Map<string, [number, number]>();
+  const starts: number[] = [];
+  let first = 0;
+  for (let c = 0; c < CHANNELS.length; c++) {
+    starts.push(first);
+    const count = index.channels[c][0];
+    for (let j = 0; j < count; j++) {
+      const n = PER * (first + j);
+      const k = q[n];
+      const i = q[n + 1];
+      if (!snaps[k] || !(i < snaps[k].titles.length)) give('an entry is not where the index says');
+      const id = nameAt(k, i).slice(0, -3);
+      if (affected.has(id) || snaps[k].titles[i] !== q[n + 2] || snaps[k].prios[i] !== q[n + 3]) {
+        if (shownAt.has(id)) give('an entry is shown twice');
+        affected.add(id);
+        shownAt.set(id, [c, j]);
+        where.set(id, [k, i]);
+      }
+    }
+    first += count;
+  }
+  const cutAt = new Map<string, number>();
+  cutWas.forEach(([k, i, prio], m) => {
+    if (!snaps[k] || !(i < snaps[k].prios.length)) give('an entry left out is not where the index says');
+    const id = nameAt(k, i).slice(0, -3);
+    if (affected.has(id) || snaps[k].prios[i] !== prio) {
+      if (shownAt.has(id) || cutAt.has(id)) give('an entry is shown twice');
+      affected.add(id);
+      cutAt.set(id, m);
+      where.set(id, [k, i]);
+    }
+  });
+  if (affected.size > MAX_AFFECTED) give('too many items read what changed');
+
+  // The affected items evaluated again, each reading the items it names from their files.
+  const { input, used } = buildFrontierInput(home, agent, { holder, nowMs: x.nowMs, cwd: x.cwd }, { items: [], problems: [] });
+  const log = new ReadLog((id) => fresh.get(id) ?? readById(home, listings, id));
+  const p: Prepared = {
+    input, byId: log, cycles: new Map(), gatesByKind: new Map(), coverMemo: new Map(), leasesByRepo: new Map(), predecessors: new Map(),
+    verbose: false, bounds: { from: -Infinity, until: Infinity },
+  };
+  const reads = new Map<string, string[]>();
+  const judge = (id: string): Judged => {
+    const item = log.get(id);
+    if (!item || specialItem(item)) give('an item is missing or special');
+    if (!evaluatedFor(item!, agent)) return null;
+    if (item!.status === 'done' || item!.superseded_by) return { closed: item!.status === 'done' ? 'status_done' : 'superseded' };
+    log.reading = [];
+    const v = evaluate(p, item!);
+    const read = log.reading!;
+    log.reading = null;
+    const channel = (CHANNELS as readonly string[]).indexOf(v.channel);
+    if (v.gates.length || channel < 0 || CHANNELS[channel] === 'needs_decision') give(`${id} waits on a gate`);
+    reads.set(id, read);
+    const e = entryOf(p, v);
+    return { e, key: entryOrderKey(e, holder), channel };
+  };
+  const judged = new Map<string, Judged>();
+  for (const id of affected) judged.set(id, judge(id));
+
+  // The answer's head and counts, moved by the difference.
+  const headEnd = text.indexOf('\n  "runnable": ');
+  if (headEnd < 1 || text[headEnd - 1] !== 0x2c) give('the answer has no head');
+  const head = JSON.parse(text.toString('utf8', 0, headEnd - 1) + '\n}') as { now: string; counts: Record<string, number> & { by_code: Record<string, number> } };
+  const counts = head.counts;
+  const byCode = counts.by_code;
+  const move = (channel: string, code: string, by: number) => {
+    counts[channel] += by;
+    byCode[code] = (byCode[code] ?? 0) + by;
+    counts.total += by;
+  };
+  const spans: Array<ChannelText | null> = CHANNELS.map(() => null);
+  const spansOf = (c: number) => {
+    if (!spans[c]) spans[c] = channelText(text, CHANNELS[c], index.channels[c][0], q, starts[c]) ?? give('a channel is not where it is expected');
+    return spans[c]!;
+  };
+  const oldEntry = (c: number, j: number) => entryAt(text, spansOf(c).spans, j) ?? give('an entry does not parse');
+  const oddWas = new Set(deps.odd);
+  const supersededWas = new Set(deps.superseded);
+  for (const id of affected) {
+    const at = shownAt.get(id);
+    const m = cutAt.get(id);
+    if (at) move(CHANNELS[at[0]], oldEntry(at[0], at[1]).code, -1);
+    else if (m !== undefined) move('not_runnable', deps.cutCodes[id] ?? give('the code of an entry left out is not known'), -1);
+    else if (!fresh.has(id)) give('an item is not in the answer');
+    else {
+      // Not shown: closed, or not evaluated for this agent.
+      const [k] = where.get(id)!;
+      if ((listings[k].agent === agent) !== oddWas.has(id)) move('closed', supersededWas.has(id) ? 'superseded' : 'status_done', -1);
+    }
+    const now = judged.get(id)!;
+    if (now && 'closed' in now) move('closed', now.closed, 1);
+    else if (now) move(CHANNELS[now.channel], now.e.code, 1);
+  }
+
+  // Each channel rebuilt: its old members less the affected, the new entries put in at their keys.
+  const keys = new Map<string, string>();
+  const codes = new Map<string, string>();
+  const keyOf = (c: number, mem: Member): string => {
+    if ('id' in mem) return (judged.get(mem.id) as { key: string }).key;
+    if ('m' in mem) return cutWas[mem.m][3];
+    const tag = `${c}:${mem.j}`;
+    let key = keys.get(tag);
+    if (key === undefined) {
+      const e = oldEntry(c, mem.j);
+      codes.set(tag, e.code);
+      keys.set(tag, (key = entryOrderKey(e, holder)));
+    }
+    return key;
+  };
+  const parts: Buffer[] = [];
+  const quads: number[] = [];
+  const channels: Array<[number, number]> = [];
+  const cutNow: CutIndex['entries'] = [];
+  const cutCodes: Record<string, string> = {};
+  const cutEntries: Record<string, FrontierEntry> = {};
+  const promoted = new Map<string, { e: FrontierEntry; key: string }>();
+  const touched = CHANNELS.map((_, c) => c === NR ? cutAt.size > 0 : false);
+  for (const id of shownAt.keys()) touched[shownAt.get(id)![0]] = true;
+  for (const now of judged.values()) if (now && 'e' in now) touched[now.channel] = true;
+  const marks = [...CHANNELS.map((c) => text.indexOf(`\n  ${JSON.stringify(c)}: `, headEnd)), text.indexOf('\n  "truncated": ', headEnd)];
+  for (let i = 1; i < marks.length; i++) if (marks[i] <= marks[i - 1] || text[marks[i] - 1] !== 0x2c) give('the channels are not where they are expected');
+  parts.push(Buffer.from(JSON.stringify({ ...head, now: nowIso(x.nowMs), counts: { ...counts, by_code: sortedCodes(byCode) } }, null, 2).slice(0, -2)));
+  for (let c = 0; c < CHANNELS.length; c++) {
+    const count = index.channels[c][0];
+    const name = CHANNELS[c];
+    if (!touched[c]) {
+      parts.push(Buffer.from(',\n'), text.subarray(marks[c] + 1, marks[c + 1] - 1));
+      for (let n = PER * starts[c]; n < PER * (starts[c] + count); n++) quads.push(q[n]);
+      channels.push([count, index.channels[c][1]]);
+      if (c === NR) {
+        for (const entry of cutWas) {
+          const id = nameAt(entry[0], entry[1]).slice(0, -3);
+          cutNow.push(entry);
+          cutCodes[id] = deps.cutCodes[id] ?? give('the code of an entry left out is not known');
+          if (deps.cutEntries[id]) cutEntries[id] = deps.cutEntries[id];
+        }
+      }
+      continue;
+    }
+    const members: Member[] = [];
+    for (let j = 0; j < count; j++) {
+      const n = PER * (starts[c] + j);
+      const id = nameAt(q[n], q[n + 1]).slice(0, -3);
+      if (!shownAt.has(id)) members.push({ j });
+    }
+    if (c === NR) cutWas.forEach(([k, i], m) => {
+      if (!cutAt.has(nameAt(k, i).slice(0, -3))) members.push({ m });
+    });
+    for (const [id, now] of judged) {
+      if (!now || !('e' in now) || now.channel !== c) continue;
+      let lo = 0;
+      let hi = members.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (keyOf(c, members[mid]) < now.key) lo = mid + 1;
+        else hi = mid;
+      }
+      members.splice(lo, 0, { id });
+    }
+    const shown = c === NR ? Math.min(members.length, x.cap) : members.length;
+    const out: Buffer[] = [];
+    let runFrom = -1;
+    let runTo = -1;
+    const flush = () => {
+      if (runFrom >= 0) out.push(text.subarray(spansOf(c).spans[2 * runFrom], spansOf(c).spans[2 * runTo + 1]), Buffer.from(',\n'));
+      runFrom = runTo = -1;
+    };
+    for (let to = 0; to < shown; to++) {
+      const mem = members[to];
+      if ('j' in mem) {
+        const n = PER * (starts[c] + mem.j);
+        for (let d = 0; d < PER; d++) quads.push(q[n + d]);
+        spansOf(c);
+        if (runFrom >= 0 && mem.j === runTo + 1) runTo = mem.j;
+        else {
+          flush();
+          runFrom = runTo = mem.j;
+        }
+        continue;
+      }
+      flush();
+      let e: FrontierEntry;
+      let id: string;
+      if ('id' in mem) {
+        id = mem.id;
+        e = (judged.get(id) as { e: FrontierEntry }).e;
+      } else {
+        // Left out before, shown now: its verdict is the answer's (nothing it read changed).
+        const [k, i, , key] = cutWas[mem.m];
+        id = nameAt(k, i).slice(0, -3);
+        where.set(id, [k, i]);
+        const kept = deps.cutEntries[id];
+        const now = kept ? keptEntry(kept, snaps[k], i, holder) : judge(id);
+        if (!now || !('e' in now) || now.channel !== NR || now.key !== key) give('an entry left out is not what it was');
+        e = (now as { e: FrontierEntry }).e;
+        promoted.set(id, now as { e: FrontierEntry; key: string });
+      }
+      const block = blockOf(e);
+      const [k, i] = where.get(id) ?? give('an entry is not placed');
+      quads.push(k, i, snaps[k].titles[i], snaps[k].prios[i], block.length);
+      out.push(block, Buffer.from(',\n'));
+    }
+    flush();
+    out.pop();
+    parts.push(Buffer.from(`,\n  ${JSON.stringify(name)}: ${shown ? '[\n' : '[]'}`), ...out, ...(shown ? [Buffer.from('\n  ]')] : []));
+    for (let to = shown; to < members.length; to++) {
+      const mem = members[to];
+      if ('m' in mem) {
+        const entry = cutWas[mem.m];
+        const id = nameAt(entry[0], entry[1]).slice(0, -3);
+        cutNow.push(entry);
+        cutCodes[id] = deps.cutCodes[id] ?? give('the code of an entry left out is not known');
+        if (deps.cutEntries[id]) cutEntries[id] = deps.cutEntries[id];
+      } else if ('j' in mem) {
+        const n = PER * (starts[c] + mem.j);
+        const key = keyOf(c, mem);
+        const id = nameAt(q[n], q[n + 1]).slice(0, -3);
+        cutNow.push([q[n], q[n + 1], q[n + 3], key]);
+        cutCodes[id] = codes.get(`${c}:${mem.j}`)!;
+        if (special.has(id)) cutEntries[id] = oldEntry(c, mem.j);
+      } else {
+        const now = judged.get(mem.id) as { e: FrontierEntry; key: string };
+        const [k, i] = where.get(mem.id)!;
+        cutNow.push([k, i, snaps[k].prios[i], now.key]);
+        cutCodes[mem.id] = now.e.code;
+      }
+    }
+    channels.push([shown, members.length - shown]);
+  }
+  const left = channels[NR][1];
+  parts.push(Buffer.from(`,\n  "truncated": ${indented(JSON.stringify(left ? { not_runnable: left } : {}, null, 2), '  ')},`), PROBLEMS_END);
+
+  // Git or the checkout looked at where the answer did not: its header could not vouch for them.
+  if (used.unknownCommits.length || (used.head !== undefined && !x.header.git)) give('git was asked');
+  const h = x.header;
+  const from = Math.max(h.from ?? -Infinity, p.bounds.from);
+  const until = Math.min(h.until ?? Infinity, p.bounds.until);
+  const header = {
+    from: Number.isFinite(from) ? from : null, until: Number.isFinite(until) ? until : null,
+    workspace: h.workspace ?? used.workspace, events: { ...used.eventSigs, ...h.events }, now: nowIso(x.nowMs),
+    spending: h.spending ?? used.spendingSig, git: h.git ?? null,
+  };
+
+  const quadArray = Float64Array.from(quads);
+  const hidden = hiddenSums(snaps, quadArray);
+  const newIndex: TitleIndex = {
+    listings: index.listings.map((was, k) => ({ ...was, titles: snaps[k].sums[1], prios: snaps[k].sums[2], hidden: hidden[k] })),
+    channels, quads: quadArray, cut: { entries: cutNow },
+  };
+  const depsNow = nextDeps(deps, fresh, where, listings, agent, reads, { cutCodes, cutEntries });
+  return { parts, index: newIndex, deps: depsNow, header, evaluated: judged.size + promoted.size };
+}
+
+/** The read index after the patch: the new reads, and the changed items' own facts. */
+function nextDeps(deps: DepIndex, fresh: Map<string, WorkItem>, where: Map<string, [number, number]>, listings: Listing[], agent: string, reads: Map<string, string[]>, cut: Pick<DepIndex, 'cutCodes' | 'cutEntries'>): DepIndex {
+  const readsNow = { ...deps.reads };
+  for (const [id, read] of reads) {
+    if (read.length) readsNow[id] = read;
+    else delete readsNow[id];
+  }
+  const depsNow = { ...deps.deps };
+  const odd = new Set(deps.odd);
+  const superseded = new Set(deps.superseded);
+  for (const [id, item] of fresh) {
+    const mine = evaluatedFor(item, agent);
+    // Closed now, or another agent's: it reads nothing any more.
+    if (!mine || item.status === 'done' || item.superseded_by) delete readsNow[id];
+    if (cycleNode(item)) depsNow[id] = item.depends_on.join('\n');
+    else delete depsNow[id];
+    if (mine !== (listings[where.get(id)![0]].agent === agent)) odd.add(id);
+    else odd.delete(id);
+    if (mine && item.superseded_by && item.status !== 'done') superseded.add(id);
+    else superseded.delete(id);
+  }
+  return { special: deps.special, deps: depsNow, reads: readsNow, superseded: [...superseded], odd: [...odd], ...cut };
+}
+
+/** The item with this id from its file in one of the listed folders (an id never names a path). */
+function readById(home: Home, listings: Listing[], id: string): WorkItem | undefined {
+  if (!id || id.includes('/') || id.includes('\0')) return undefined;
+  for (const l of listings) {
+    const name = `${id}.md`;
+    const e = parseEntry(join(workDir(home, l.agent), name), id, l.agent, '', !l.irregular.has(name));
+    if (e) return e[1] ? itemOf(e[1], id, l.agent) : give('a record does not parse');
+  }
+  return undefined;
+}
+
+/**
+ * A special entry kept from the cut, as it would be shown: only while the title and priority it holds
+ * are its file's (a title patched where the answer does not show it is not written into it).
+ */
+function keptEntry(e: FrontierEntry, snap: Titled, i: number, holder: string): Judged {
+  if (titleHash(e.id, e.title) !== snap.titles[i] || prioHash(e.id, e.priority) !== snap.prios[i]) give('an entry left out has a new title');
+  return { e, key: entryOrderKey(e, holder), channel: NR };
+}
+
+const nowIso = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+
+function sortedCodes(byCode: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const k of Object.keys(byCode).sort()) if (byCode[k] > 0) out[k] = byCode[k];
+  return out;
+}

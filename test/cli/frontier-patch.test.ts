@@ -1,0 +1,122 @@
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { graphProject } from '../helpers/graph.js';
+
+/**
+ * After a change of a few items the default frontier is patched, not evaluated (store/frontier-patch.ts):
+ * the changed items and the items reading them are evaluated again, the rest kept. Each step here
+ * must print, to the byte, what a full evaluation prints (local/ moved aside: no cache at all), and
+ * the trace says which steps were patched and which were evaluated in full (a gate, new dependencies).
+ */
+
+const NOW = '2026-11-30T06:00:00Z';
+const CHANNELS = ['runnable', 'needs_decision', 'needs_action', 'waiting', 'resume_candidates', 'not_runnable'];
+
+describe('the frontier patched after a change', () => {
+  it('is the full evaluation after a complete, a pick, a wait, a dependency done, a hand edit, a reopen', async () => {
+    const { p, work, ids } = await graphProject(400);
+    const env = { HOLON_NOW: NOW, HOLON_TRACE_INDEX: '1' };
+    const local = join(p.home, 'local');
+    const paths: string[] = [];
+    /** The default frontier, checked against a full evaluation; returns it and how it was made. */
+    const same = async (what: string) => {
+      const fast = await p.h(['frontier', '--json'], env);
+      expect(fast.code, `${what}: ${fast.stderr}`).toBe(0);
+      renameSync(local, `${local}.kept`);
+      try {
+        const full = await p.h(['frontier', '--json'], { HOLON_NOW: NOW });
+        expect(full.code, `${what}: ${full.stderr}`).toBe(0);
+        expect(fast.stdout, what).toBe(full.stdout);
+      } finally {
+        rmSync(local, { recursive: true, force: true });
+        renameSync(`${local}.kept`, local);
+      }
+      const how = /frontier: (patched|reused|evaluated)/.exec(fast.stderr)?.[1] ?? 'unknown';
+      paths.push(`${what}: ${how}`);
+      return { f: JSON.parse(fast.stdout), how, trace: fast.stderr };
+    };
+    const ok = async (...args: string[]) => {
+      const r = await p.h(args, env);
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      return r;
+    };
+    const file = (id: string) => join(work, `${id}.md`);
+    const where = (f: any, id: string) => CHANNELS.find((c) => f[c].some((e: any) => e.id === id)) ?? 'closed or cut';
+
+    const base = await same('first');
+    expect(base.how).toBe('evaluated');
+    expect(base.f.truncated.not_runnable).toBeGreaterThan(0);
+
+    // The loop of the day: pick the top, complete it, pick the next.
+    const top = base.f.runnable[0].id;
+    await ok('pick', top);
+    expect((await same('pick')).how).not.toBe('evaluated');
+    await ok('complete', top, '--result', 'r', '--evidence', 'e', '--no-followup', 'none');
+    const afterComplete = await same('complete');
+    expect(afterComplete.how).toBe('patched');
+    expect(where(afterComplete.f, top)).toBe('closed or cut');
+    await ok('pick');
+    expect((await same('pick without id')).how).toBe('patched');
+
+    // A dependency done: its open dependent (every fifth item depends on the one before) becomes runnable.
+    // (Found in the whole list: the dependent may be among the entries the cap leaves out.)
+    const all = JSON.parse((await ok('frontier', '--json', '--all')).stdout);
+    const runnable = new Set(all.runnable.map((e: any) => e.id));
+    const held = all.not_runnable.find((e: any) => e.code === 'dependency_open' && runnable.has(/waits for (\S+) \(open\)$/.exec(e.detail)?.[1]));
+    expect(held).toBeTruthy();
+    const dep = /waits for (\S+) \(open\)$/.exec(held.detail)![1];
+    const dependent = held.id;
+    await ok('complete', dep, '--result', 'r', '--evidence', 'e', '--no-followup', 'none');
+    const unblocked = await same('a dependency done');
+    expect(unblocked.how).toBe('patched');
+    expect(where(unblocked.f, dependent)).toBe('runnable');
+
+    // A wait, a reopen of a done item, a block, a defer.
+    const second = unblocked.f.runnable[1].id;
+    await ok('wait', second, '--for', 'external:ci', '--reason', 'r');
+    const waited = await same('wait');
+    expect(where(waited.f, second)).toBe('waiting');
+    const fourth = waited.f.runnable[0].id;
+    await ok('block', fourth, '--reason', 'r', '--recovery', 'x');
+    expect((await same('block')).how).toBe('patched');
+    await ok('reopen', fourth);
+    expect(where((await same('reopen')).f, fourth)).toBe('runnable');
+    // Done back to open by hand (no dependencies: nothing could close a cycle).
+    writeFileSync(file(top), readFileSync(file(top), 'utf8').replace('status: "done"', 'status: "open"'));
+    const undone = await same('done undone by hand');
+    expect(undone.how).toBe('patched');
+    expect(where(undone.f, top)).toBe('runnable');
+
+    // Many not_runnable entries leave at once: entries left out by the cap come into view. (Items no
+    // other item depends on: a reader needing a decision would make it a full evaluation.)
+    const shownBlocked = unblocked.f.not_runnable.filter((e: any) => ['claimed_by_other', 'dependency_open'].includes(e.code) && (ids.indexOf(e.id) + 1) % 5 !== 1).slice(0, 5).map((e: any) => e.id);
+    expect(shownBlocked.length).toBeGreaterThan(2);
+    for (const id of shownBlocked) writeFileSync(file(id), readFileSync(file(id), 'utf8').replace(/claim:\n(  .*\n)+/, '').replace(/depends_on:\n(  .*\n)+/, ''));
+    const promoted = await same('claims and dependencies dropped by hand');
+    expect(promoted.how, promoted.trace).toBe('patched');
+    for (const id of shownBlocked) expect(where(promoted.f, id)).not.toBe('not_runnable');
+
+    // A title and a status in one edit, and a priority that moves an entry.
+    const third = promoted.f.runnable[2].id;
+    writeFileSync(file(third), readFileSync(file(third), 'utf8').replace(/title: ".*"/, 'title: "renamed"').replace('status: "open"', 'status: "blocked"'));
+    const renamed = await same('title and status by hand');
+    expect(renamed.f.not_runnable.find((e: any) => e.id === third)?.title ?? 'renamed').toBe('renamed');
+    const last = renamed.f.runnable[renamed.f.runnable.length - 1].id;
+    await ok('edit', last, '--priority', 'P0');
+    await ok('progress', last, 'noted');
+    await ok('wait', renamed.f.runnable[0].id, '--for', 'external:x', '--reason', 'r');
+    expect((await same('a priority and a wait')).how).toBe('patched');
+
+    // A gate decided, new dependencies: evaluated in full (and the same).
+    const gate = ids[7];
+    await ok('decide', gate, '--approve');
+    expect((await same('a gate decided')).how).toBe('evaluated');
+    const free = (await same('unchanged')).f.runnable;
+    await ok('edit', free[0].id, '--add-depends-on', free[1].id);
+    expect((await same('a new dependency')).how).toBe('evaluated');
+    await ok('complete', free[1].id, '--result', 'r', '--evidence', 'e', '--no-followup', 'none');
+    expect((await same('its dependency done')).how).toBe('patched');
+    expect(paths.filter((x) => x.endsWith('patched')).length).toBeGreaterThan(8);
+  }, 180_000);
+});

@@ -126,7 +126,7 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
   // Encoded once, for the cache and for stdout alike (at 50,000 items some 7 MB, which each would
   // copy), in parts: the whole text and its bytes are never held at once.
   const bytes = Array.from(jsonParts({ ...f, problems }), (part) => Buffer.from(part));
-  const deps = record && titles ? depIndexOf(input.items, agent, folderOf(loaded.folders), record.out, problems.length, tail) : null;
+  const deps = record && titles?.where ? depIndexOf(input.items, agent, folderOf(loaded.folders), record.out, problems.length, tail, titles.where) : null;
   storeFrontier(home, agent, view, headerFor(keptFp, gfp, bounds, used, f.now), bytes, titles, deps);
   return bytes;
 }

@@ -16,15 +16,17 @@ export interface DepIndex {
   deps: Record<string, string>;
   /** Per evaluated item of the agent that read other items: the ids it looked up. */
   reads: Record<string, string[]>;
+  /** Where each of those is in the title index's listings: listing * 2^32 + position. */
+  at: Record<string, number>;
   /** The agent's superseded items (counted closed as `superseded`; the rest of the closed: `status_done`). */
   superseded: string[];
   /** Items evaluated for the agent outside its folder, or not evaluated for it inside it. */
   odd: string[];
-  /** The code of each entry the cap left out of not_runnable (the cut keeps no entry's text). */
-  cutCodes: Record<string, string>;
+  /** The code of each entry the cap left out of not_runnable, in the cut's order (it keeps no entry's text). */
+  cutCodes: string[];
   /**
-   * The special ones among them in full: one that comes into view is not evaluated again (that would
-   * need the indexes over every item), and nothing it read changed.
+   * The special ones among them in full, by where their files are (as `at`): one that comes into
+   * view is not evaluated again (that would need the indexes over every item), and nothing it read changed.
    */
   cutEntries: Record<string, FrontierEntry>;
 }
@@ -34,7 +36,7 @@ export interface DepIndex {
  * null when no change could be patched anyway: an id in two files, a dependency cycle, a record that
  * did not parse.
  */
-export function depIndexOf(items: readonly WorkItem[], agent: string, folderOf: (i: number) => string, rec: VerdictRecord, problems: number, tail: FrontierEntry[]): DepIndex | null {
+export function depIndexOf(items: readonly WorkItem[], agent: string, folderOf: (i: number) => string, rec: VerdictRecord, problems: number, tail: FrontierEntry[], where: Map<string, number>): DepIndex | null {
   if (rec.unique !== items.length || rec.cycles > 0 || problems > 0) return null;
   const special: string[] = [];
   const deps: Record<string, string> = {};
@@ -48,14 +50,16 @@ export function depIndexOf(items: readonly WorkItem[], agent: string, folderOf: 
     if (mine !== (folderOf(n) === agent)) odd.push(i.id);
     if (mine && i.superseded_by && i.status !== 'done') superseded.push(i.id);
   }
-  const cutCodes: Record<string, string> = {};
-  const cutEntries: Record<string, FrontierEntry> = {};
   const specials = new Set(special);
-  for (const e of tail) {
-    cutCodes[e.id] = e.code;
-    if (specials.has(e.id)) cutEntries[e.id] = e;
+  const cutEntries: Record<string, FrontierEntry> = {};
+  for (const e of tail) if (specials.has(e.id)) cutEntries[where.get(e.id)!] = e;
+  const at: Record<string, number> = {};
+  for (const id of rec.reads.keys()) {
+    const w = where.get(id);
+    if (w === undefined || w < 0) return null;
+    at[id] = w;
   }
-  return { special, deps, reads: Object.fromEntries(rec.reads), superseded, odd, cutCodes, cutEntries };
+  return { special, deps, reads: Object.fromEntries(rec.reads), at, superseded, odd, cutCodes: tail.map((e) => e.code), cutEntries };
 }
 
 export const depText = (d: DepIndex) => JSON.stringify(d);
@@ -63,8 +67,8 @@ export const depText = (d: DepIndex) => JSON.stringify(d);
 export function parseDeps(text: string): DepIndex | null {
   try {
     const d = JSON.parse(text) as DepIndex;
-    const arrays = [d.special, d.superseded, d.odd].every(Array.isArray);
-    return arrays && [d.deps, d.reads, d.cutCodes, d.cutEntries].every((x) => x && typeof x === 'object') ? d : null;
+    const arrays = [d.special, d.superseded, d.odd, d.cutCodes].every(Array.isArray);
+    return arrays && [d.deps, d.reads, d.at, d.cutEntries].every((x) => x && typeof x === 'object') ? d : null;
   } catch {
     return null;
   }

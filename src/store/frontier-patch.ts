@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { entryOf, entryOrderKey, evaluate, type FrontierEntry } from '../core/frontier.js';
 import type { Prepared } from '../core/frontier-checks.js';
 import { CHANNELS } from '../core/frontier-codes.js';
@@ -11,13 +10,13 @@ import { blockOf, channelText, entryAt, PER, type ChannelText } from './frontier
 import { buildFrontierInput } from './frontier-input.js';
 import { hiddenSums, namesSig, type TitleIndex } from './frontier-titles.js';
 import type { FrontierHeader } from './frontier-cache.js';
-import { parseEntry, prioHash, titleHash, type Entry } from './graph-entry.js';
+import type { Entry } from './graph-entry.js';
 import { itemOf } from './graph-slim.js';
 import type { Home } from './home.js';
 import type { Titled } from './stat-index.js';
 import type { Listing } from './work-listing.js';
-import { workDir } from './work-store.js';
 import { trace } from './trace.js';
+import { give, keptEntry, nextDeps, nowIso, readById, sortedCodes, Unpatchable, type Judged } from './frontier-patch-parts.js';
 
 /**
  * A cached answer brought up to date after a change of a few items (a `complete`, a claim, a wait)
@@ -38,6 +37,7 @@ import { trace } from './trace.js';
  */
 
 const MAX_CHANGED = 16;
+const posCode = (k: number, i: number) => k * 2 ** 32 + i;
 const MAX_AFFECTED = 200;
 const NR = CHANNELS.indexOf('not_runnable');
 const PROBLEMS_END = Buffer.from('\n  "problems": []\n}');
@@ -70,17 +70,10 @@ export interface VerdictPatch {
   evaluated: number;
 }
 
-/** A new verdict: an entry (with its key), closed (its code), or none (another agent's item). */
-type Judged = { e: FrontierEntry; key: string; channel: number } | { closed: string } | null;
 
 /** A member of a channel being rebuilt: an old entry shown (j), one the cap left out (m), or a new one. */
 type Member = { j: number } | { m: number } | { id: string };
 
-class Unpatchable extends Error {}
-/** Stops the patch (the answer is evaluated in full), saying why in the trace. */
-function give(why = 'the answer is not as expected'): never {
-  throw new Unpatchable(why);
-}
 
 export function patchVerdicts(home: Home, x: PatchInput): VerdictPatch | null {
   try {
@@ -130,8 +123,15 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
   for (const [reader, ids] of Object.entries(deps.reads)) {
     if (!ids.some((id) => fresh.has(id))) continue;
     if (special.has(reader)) give(`${reader}, which reads a changed item, is a gate or needs one`);
+    const at = deps.at[reader];
+    if (at === undefined) give('a reader is not where the index says');
     affected.add(reader);
+    where.set(reader, [Math.floor(at / 2 ** 32), at % 2 ** 32]);
   }
+  // The affected by where their files are (listing * 2^32 + position): the answer's entries are
+  // matched by number, and a name is looked up only for what is found.
+  const byPos = new Map<number, string>();
+  for (const id of affected) byPos.set(posCode(...where.get(id)!), id);
 
   // Where each affected item is in the answer; an entry whose title or priority is not its file's
   // (a patch that never got stored) is evaluated again too.
@@ -149,8 +149,9 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
       const k = q[n];
       const i = q[n + 1];
       if (!snaps[k] || !(i < snaps[k].titles.length)) give('an entry is not where the index says');
-      const id = nameAt(k, i).slice(0, -3);
-      if (affected.has(id) || snaps[k].titles[i] !== q[n + 2] || snaps[k].prios[i] !== q[n + 3]) {
+      const found = byPos.get(posCode(k, i));
+      if (found !== undefined || snaps[k].titles[i] !== q[n + 2] || snaps[k].prios[i] !== q[n + 3]) {
+        const id = found ?? nameAt(k, i).slice(0, -3);
         if (shownAt.has(id)) give('an entry is shown twice');
         affected.add(id);
         shownAt.set(id, [c, j]);
@@ -162,8 +163,9 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
   const cutAt = new Map<string, number>();
   cutWas.forEach(([k, i, prio], m) => {
     if (!snaps[k] || !(i < snaps[k].prios.length)) give('an entry left out is not where the index says');
-    const id = nameAt(k, i).slice(0, -3);
-    if (affected.has(id) || snaps[k].prios[i] !== prio) {
+    const found = byPos.get(posCode(k, i));
+    if (found !== undefined || snaps[k].prios[i] !== prio) {
+      const id = found ?? nameAt(k, i).slice(0, -3);
       if (shownAt.has(id) || cutAt.has(id)) give('an entry is shown twice');
       affected.add(id);
       cutAt.set(id, m);
@@ -221,7 +223,7 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
     const at = shownAt.get(id);
     const m = cutAt.get(id);
     if (at) move(CHANNELS[at[0]], oldEntry(at[0], at[1]).code, -1);
-    else if (m !== undefined) move('not_runnable', deps.cutCodes[id] ?? give('the code of an entry left out is not known'), -1);
+    else if (m !== undefined) move('not_runnable', deps.cutCodes[m] ?? give('the code of an entry left out is not known'), -1);
     else if (!fresh.has(id)) give('an item is not in the answer');
     else {
       // Not shown: closed, or not evaluated for this agent.
@@ -252,8 +254,10 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
   const quads: number[] = [];
   const channels: Array<[number, number]> = [];
   const cutNow: CutIndex['entries'] = [];
-  const cutCodes: Record<string, string> = {};
+  const cutCodes: string[] = [];
   const cutEntries: Record<string, FrontierEntry> = {};
+  const shownGone = new Set([...shownAt.keys()].map((id) => posCode(...where.get(id)!)));
+  const cutGone = new Set(cutAt.values());
   const promoted = new Map<string, { e: FrontierEntry; key: string }>();
   const touched = CHANNELS.map((_, c) => c === NR ? cutAt.size > 0 : false);
   for (const id of shownAt.keys()) touched[shownAt.get(id)![0]] = true;
@@ -269,23 +273,21 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
       for (let n = PER * starts[c]; n < PER * (starts[c] + count); n++) quads.push(q[n]);
       channels.push([count, index.channels[c][1]]);
       if (c === NR) {
-        for (const entry of cutWas) {
-          const id = nameAt(entry[0], entry[1]).slice(0, -3);
-          cutNow.push(entry);
-          cutCodes[id] = deps.cutCodes[id] ?? give('the code of an entry left out is not known');
-          if (deps.cutEntries[id]) cutEntries[id] = deps.cutEntries[id];
-        }
+        cutNow.push(...cutWas);
+        cutCodes.push(...deps.cutCodes);
+        Object.assign(cutEntries, deps.cutEntries);
       }
       continue;
     }
+    // First: the entries' lengths go into the quads copied below, and the next patch needs no search.
+    if (count) spansOf(c);
     const members: Member[] = [];
     for (let j = 0; j < count; j++) {
       const n = PER * (starts[c] + j);
-      const id = nameAt(q[n], q[n + 1]).slice(0, -3);
-      if (!shownAt.has(id)) members.push({ j });
+      if (!shownGone.has(posCode(q[n], q[n + 1]))) members.push({ j });
     }
-    if (c === NR) cutWas.forEach(([k, i], m) => {
-      if (!cutAt.has(nameAt(k, i).slice(0, -3))) members.push({ m });
+    if (c === NR) cutWas.forEach((_, m) => {
+      if (!cutGone.has(m)) members.push({ m });
     });
     for (const [id, now] of judged) {
       if (!now || !('e' in now) || now.channel !== c) continue;
@@ -330,7 +332,7 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
         const [k, i, , key] = cutWas[mem.m];
         id = nameAt(k, i).slice(0, -3);
         where.set(id, [k, i]);
-        const kept = deps.cutEntries[id];
+        const kept = deps.cutEntries[posCode(k, i)];
         const now = kept ? keptEntry(kept, snaps[k], i, holder) : judge(id);
         if (!now || !('e' in now) || now.channel !== NR || now.key !== key) give('an entry left out is not what it was');
         e = (now as { e: FrontierEntry }).e;
@@ -348,22 +350,22 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
       const mem = members[to];
       if ('m' in mem) {
         const entry = cutWas[mem.m];
-        const id = nameAt(entry[0], entry[1]).slice(0, -3);
+        const code = posCode(entry[0], entry[1]);
         cutNow.push(entry);
-        cutCodes[id] = deps.cutCodes[id] ?? give('the code of an entry left out is not known');
-        if (deps.cutEntries[id]) cutEntries[id] = deps.cutEntries[id];
+        cutCodes.push(deps.cutCodes[mem.m] ?? give('the code of an entry left out is not known'));
+        if (deps.cutEntries[code]) cutEntries[code] = deps.cutEntries[code];
       } else if ('j' in mem) {
         const n = PER * (starts[c] + mem.j);
         const key = keyOf(c, mem);
         const id = nameAt(q[n], q[n + 1]).slice(0, -3);
         cutNow.push([q[n], q[n + 1], q[n + 3], key]);
-        cutCodes[id] = codes.get(`${c}:${mem.j}`)!;
-        if (special.has(id)) cutEntries[id] = oldEntry(c, mem.j);
+        cutCodes.push(codes.get(`${c}:${mem.j}`)!);
+        if (special.has(id)) cutEntries[posCode(q[n], q[n + 1])] = oldEntry(c, mem.j);
       } else {
         const now = judged.get(mem.id) as { e: FrontierEntry; key: string };
         const [k, i] = where.get(mem.id)!;
         cutNow.push([k, i, snaps[k].prios[i], now.key]);
-        cutCodes[mem.id] = now.e.code;
+        cutCodes.push(now.e.code);
       }
     }
     channels.push([shown, members.length - shown]);
@@ -390,56 +392,4 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
   };
   const depsNow = nextDeps(deps, fresh, where, listings, agent, reads, { cutCodes, cutEntries });
   return { parts, index: newIndex, deps: depsNow, header, evaluated: judged.size + promoted.size };
-}
-
-/** The read index after the patch: the new reads, and the changed items' own facts. */
-function nextDeps(deps: DepIndex, fresh: Map<string, WorkItem>, where: Map<string, [number, number]>, listings: Listing[], agent: string, reads: Map<string, string[]>, cut: Pick<DepIndex, 'cutCodes' | 'cutEntries'>): DepIndex {
-  const readsNow = { ...deps.reads };
-  for (const [id, read] of reads) {
-    if (read.length) readsNow[id] = read;
-    else delete readsNow[id];
-  }
-  const depsNow = { ...deps.deps };
-  const odd = new Set(deps.odd);
-  const superseded = new Set(deps.superseded);
-  for (const [id, item] of fresh) {
-    const mine = evaluatedFor(item, agent);
-    // Closed now, or another agent's: it reads nothing any more.
-    if (!mine || item.status === 'done' || item.superseded_by) delete readsNow[id];
-    if (cycleNode(item)) depsNow[id] = item.depends_on.join('\n');
-    else delete depsNow[id];
-    if (mine !== (listings[where.get(id)![0]].agent === agent)) odd.add(id);
-    else odd.delete(id);
-    if (mine && item.superseded_by && item.status !== 'done') superseded.add(id);
-    else superseded.delete(id);
-  }
-  return { special: deps.special, deps: depsNow, reads: readsNow, superseded: [...superseded], odd: [...odd], ...cut };
-}
-
-/** The item with this id from its file in one of the listed folders (an id never names a path). */
-function readById(home: Home, listings: Listing[], id: string): WorkItem | undefined {
-  if (!id || id.includes('/') || id.includes('\0')) return undefined;
-  for (const l of listings) {
-    const name = `${id}.md`;
-    const e = parseEntry(join(workDir(home, l.agent), name), id, l.agent, '', !l.irregular.has(name));
-    if (e) return e[1] ? itemOf(e[1], id, l.agent) : give('a record does not parse');
-  }
-  return undefined;
-}
-
-/**
- * A special entry kept from the cut, as it would be shown: only while the title and priority it holds
- * are its file's (a title patched where the answer does not show it is not written into it).
- */
-function keptEntry(e: FrontierEntry, snap: Titled, i: number, holder: string): Judged {
-  if (titleHash(e.id, e.title) !== snap.titles[i] || prioHash(e.id, e.priority) !== snap.prios[i]) give('an entry left out has a new title');
-  return { e, key: entryOrderKey(e, holder), channel: NR };
-}
-
-const nowIso = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-
-function sortedCodes(byCode: Record<string, number>): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const k of Object.keys(byCode).sort()) if (byCode[k] > 0) out[k] = byCode[k];
-  return out;
 }

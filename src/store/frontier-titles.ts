@@ -48,6 +48,8 @@ export interface TitleIndex {
   quads: Float64Array;
   /** The entries the cap left out of not_runnable (frontier-cut.ts), where known; stored apart. */
   cut?: CutIndex;
+  /** Where each entry's file is (listing * 2^32 + position), by id; made by titleIndexOf, not stored. */
+  where?: Map<string, number>;
 }
 
 /**
@@ -121,6 +123,7 @@ export function titleIndexOf(listings: Listing[], snapshots: Record<string, Titl
   const cut = tail.length && !tailAt.includes(-1) ? cutIndexOf(tail.map((e) => entryOrderKey(e, holder)), tailAt, snaps) : undefined;
   return {
     ...(cut ? { cut } : {}),
+    where,
     listings: listings.map((l, k) => {
       const snap = snapshots[l.agent];
       return { agent: l.agent, sig: namesSig(l.joined), titles: snap.sums[1], prios: snap.sums[2], hidden: hidden[k] };

@@ -108,6 +108,13 @@ describe('the frontier patched after a change', () => {
     await ok('wait', renamed.f.runnable[0].id, '--for', 'external:x', '--reason', 'r');
     expect((await same('a priority and a wait')).how).toBe('patched');
 
+    // A title patched into the answer keeps its read index: the next status change is patched too.
+    const titled = (await same('before a title')).f.runnable[3].id;
+    await ok('edit', titled, '--title', 'a new title');
+    expect((await same('a new title')).trace).toMatch(/frontier: reused with 1 entry patched/);
+    await ok('complete', titled, '--result', 'r', '--evidence', 'e', '--no-followup', 'none');
+    expect((await same('complete after a title')).how).toBe('patched');
+
     // A gate decided, new dependencies: evaluated in full (and the same).
     const gate = ids[7];
     await ok('decide', gate, '--approve');

@@ -1,0 +1,87 @@
+import { join } from 'node:path';
+import { entryOrderKey, type FrontierEntry } from '../core/frontier.js';
+import { CHANNELS } from '../core/frontier-codes.js';
+import { cycleNode, evaluatedFor } from '../core/frontier-reads.js';
+import type { WorkItem } from '../core/types.js';
+import type { DepIndex } from './frontier-deps.js';
+import { parseEntry, prioHash, titleHash } from './graph-entry.js';
+import { itemOf } from './graph-slim.js';
+import type { Home } from './home.js';
+import type { Titled } from './stat-index.js';
+import type { Listing } from './work-listing.js';
+import { workDir } from './work-store.js';
+
+/** The parts of a verdict patch (frontier-patch.ts) that read files or build its read index. */
+
+const NR = CHANNELS.indexOf('not_runnable');
+
+/** A new verdict: an entry (with its key), closed (its code), or none (another agent's item). */
+export type Judged = { e: FrontierEntry; key: string; channel: number } | { closed: string } | null;
+
+export class Unpatchable extends Error {}
+/** Stops the patch (the answer is evaluated in full), saying why in the trace. */
+export function give(why = 'the answer is not as expected'): never {
+  throw new Unpatchable(why);
+}
+
+/** The read index after the patch: the new reads, and the changed items' own facts. */
+export function nextDeps(deps: DepIndex, fresh: Map<string, WorkItem>, where: Map<string, [number, number]>, listings: Listing[], agent: string, reads: Map<string, string[]>, cut: Pick<DepIndex, 'cutCodes' | 'cutEntries'>): DepIndex {
+  const readsNow = { ...deps.reads };
+  const at = { ...deps.at };
+  for (const [id, read] of reads) {
+    if (read.length) {
+      readsNow[id] = read;
+      const [k, i] = where.get(id)!;
+      at[id] = k * 2 ** 32 + i;
+    } else {
+      delete readsNow[id];
+      delete at[id];
+    }
+  }
+  const depsNow = { ...deps.deps };
+  const odd = new Set(deps.odd);
+  const superseded = new Set(deps.superseded);
+  for (const [id, item] of fresh) {
+    const mine = evaluatedFor(item, agent);
+    // Closed now, or another agent's: it reads nothing any more.
+    if (!mine || item.status === 'done' || item.superseded_by) {
+      delete readsNow[id];
+      delete at[id];
+    }
+    if (cycleNode(item)) depsNow[id] = item.depends_on.join('\n');
+    else delete depsNow[id];
+    if (mine !== (listings[where.get(id)![0]].agent === agent)) odd.add(id);
+    else odd.delete(id);
+    if (mine && item.superseded_by && item.status !== 'done') superseded.add(id);
+    else superseded.delete(id);
+  }
+  return { special: deps.special, deps: depsNow, reads: readsNow, at, superseded: [...superseded], odd: [...odd], ...cut };
+}
+
+/** The item with this id from its file in one of the listed folders (an id never names a path). */
+export function readById(home: Home, listings: Listing[], id: string): WorkItem | undefined {
+  if (!id || id.includes('/') || id.includes('\0')) return undefined;
+  for (const l of listings) {
+    const name = `${id}.md`;
+    const e = parseEntry(join(workDir(home, l.agent), name), id, l.agent, '', !l.irregular.has(name));
+    if (e) return e[1] ? itemOf(e[1], id, l.agent) : give('a record does not parse');
+  }
+  return undefined;
+}
+
+/**
+ * A special entry kept from the cut, as it would be shown: only while the title and priority it holds
+ * are its file's (a title patched where the answer does not show it is not written into it).
+ */
+export function keptEntry(e: FrontierEntry, snap: Titled, i: number, holder: string): Judged {
+  if (titleHash(e.id, e.title) !== snap.titles[i] || prioHash(e.id, e.priority) !== snap.prios[i]) give('an entry left out has a new title');
+  return { e, key: entryOrderKey(e, holder), channel: NR };
+}
+
+export const nowIso = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+
+export function sortedCodes(byCode: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const k of Object.keys(byCode).sort()) if (byCode[k] > 0) out[k] = byCode[k];
+  return out;
+}

@@ -251,7 +251,16 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
     return key;
   };
   const parts: Buffer[] = [];
-  const quads: number[] = [];
+  // At most every old entry, each affected one and each one brought into view from the cut.
+  const quads = new Float64Array(q.length + PER * 2 * affected.size);
+  let qn = 0;
+  const putQuad = (a: number, b: number, c: number, d: number, e: number) => {
+    quads[qn++] = a;
+    quads[qn++] = b;
+    quads[qn++] = c;
+    quads[qn++] = d;
+    quads[qn++] = e;
+  };
   const channels: Array<[number, number]> = [];
   const cutNow: CutIndex['entries'] = [];
   const cutCodes: string[] = [];
@@ -270,7 +279,8 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
     const name = CHANNELS[c];
     if (!touched[c]) {
       parts.push(Buffer.from(',\n'), text.subarray(marks[c] + 1, marks[c + 1] - 1));
-      for (let n = PER * starts[c]; n < PER * (starts[c] + count); n++) quads.push(q[n]);
+      quads.set(q.subarray(PER * starts[c], PER * (starts[c] + count)), qn);
+      qn += PER * count;
       channels.push([count, index.channels[c][1]]);
       if (c === NR) {
         cutNow.push(...cutWas);
@@ -312,7 +322,7 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
       const mem = members[to];
       if ('j' in mem) {
         const n = PER * (starts[c] + mem.j);
-        for (let d = 0; d < PER; d++) quads.push(q[n + d]);
+        putQuad(q[n], q[n + 1], q[n + 2], q[n + 3], q[n + 4]);
         spansOf(c);
         if (runFrom >= 0 && mem.j === runTo + 1) runTo = mem.j;
         else {
@@ -340,7 +350,7 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
       }
       const block = blockOf(e);
       const [k, i] = where.get(id) ?? give('an entry is not placed');
-      quads.push(k, i, snaps[k].titles[i], snaps[k].prios[i], block.length);
+      putQuad(k, i, snaps[k].titles[i], snaps[k].prios[i], block.length);
       out.push(block, Buffer.from(',\n'));
     }
     flush();
@@ -384,7 +394,7 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
     spending: h.spending ?? used.spendingSig, git: h.git ?? null,
   };
 
-  const quadArray = Float64Array.from(quads);
+  const quadArray = quads.subarray(0, qn);
   const hidden = hiddenSums(snaps, quadArray);
   const newIndex: TitleIndex = {
     listings: index.listings.map((was, k) => ({ ...was, titles: snaps[k].sums[1], prios: snaps[k].sums[2], hidden: hidden[k] })),

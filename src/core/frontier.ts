@@ -174,6 +174,12 @@ export function entryOf(p: Prepared, v: Verdict): FrontierEntry {
   };
 }
 
+/** The frontier's `now`: the clock in whole seconds. */
+export const frontierNow = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+
+/** The code of a closed item (done, or superseded), counted without a verdict. */
+export const closedCode = (item: WorkItem) => (item.status === 'done' ? 'status_done' : 'superseded');
+
 /**
  * Every verdict of the agent's items (unsorted); closed ones are cheap (the status check ends them).
  * With `reads`, the ids each verdict looked up in `p.byId` (a ReadLog) are kept per item.
@@ -185,7 +191,7 @@ export function verdicts(p: Prepared, closed?: (code: string) => void, reads?: M
     if (item.agent !== p.input.agent && item.agent) continue;
     // Most of a home is closed work: the status check would end it first; count it without a verdict.
     if (closed && (item.status === 'done' || item.superseded_by)) {
-      closed(item.status === 'done' ? 'status_done' : 'superseded');
+      closed(closedCode(item));
       continue;
     }
     if (log) log.reading = [];
@@ -219,7 +225,7 @@ export function computeFrontier(input: FrontierInput, opts: { limit?: number; bo
     opts.record.out.unique = p.byId.size;
     opts.record.out.cycles = p.cycles.size;
   }
-  const nowIso = new Date(Math.floor(input.nowMs / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  const nowIso = frontierNow(input.nowMs);
   const by: Record<string, Verdict[]> = {};
   for (const c of [...CHANNELS, 'closed']) by[c] = [];
   const blocks = new Map<string, string[]>();

@@ -1,15 +1,11 @@
-import { join } from 'node:path';
 import { entryOrderKey, type FrontierEntry } from '../core/frontier.js';
 import { CHANNELS } from '../core/frontier-codes.js';
 import { cycleNode, evaluatedFor } from '../core/frontier-reads.js';
 import type { WorkItem } from '../core/types.js';
 import type { DepIndex } from './frontier-deps.js';
-import { parseEntry, prioHash, titleHash } from './graph-entry.js';
-import { itemOf } from './graph-slim.js';
-import type { Home } from './home.js';
+import { prioHash, titleHash } from './graph-entry.js';
 import type { Titled } from './stat-index.js';
 import type { Listing } from './work-listing.js';
-import { workDir } from './work-store.js';
 
 /** The parts of a verdict patch (frontier-patch.ts) that read files or build its read index. */
 
@@ -59,17 +55,6 @@ export function nextDeps(deps: DepIndex, fresh: Map<string, WorkItem>, where: Ma
   return { special: deps.special, deps: depsNow, reads: readsNow, at, superseded: [...superseded], odd: [...odd], ...cut };
 }
 
-/** The item with this id from its file in one of the listed folders (an id never names a path). */
-export function readById(home: Home, listings: Listing[], id: string): WorkItem | undefined {
-  if (!id || id.includes('/') || id.includes('\0')) return undefined;
-  for (const l of listings) {
-    const name = `${id}.md`;
-    const e = parseEntry(join(workDir(home, l.agent), name), id, l.agent, '', !l.irregular.has(name));
-    if (e) return e[1] ? itemOf(e[1], id, l.agent) : give('a record does not parse');
-  }
-  return undefined;
-}
-
 /**
  * A special entry kept from the cut, as it would be shown: only while the title and priority it holds
  * are its file's (a title patched where the answer does not show it is not written into it).
@@ -78,8 +63,6 @@ export function keptEntry(e: FrontierEntry, snap: Titled, i: number, holder: str
   if (titleHash(e.id, e.title) !== snap.titles[i] || prioHash(e.id, e.priority) !== snap.prios[i]) give('an entry left out has a new title');
   return { e, key: entryOrderKey(e, holder), channel: NR };
 }
-
-export const nowIso = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 
 export function sortedCodes(byCode: Record<string, number>): Record<string, number> {
   const out: Record<string, number> = {};

@@ -1,13 +1,11 @@
-import { entryOf, entryOrderKey, evaluate, type FrontierEntry } from '../core/frontier.js';
-import type { Prepared } from '../core/frontier-checks.js';
+import { entryOrderKey, frontierNow, type FrontierEntry } from '../core/frontier.js';
 import { CHANNELS } from '../core/frontier-codes.js';
-import { cycleNode, evaluatedFor, ReadLog, specialItem } from '../core/frontier-reads.js';
+import { cycleNode, specialItem } from '../core/frontier-reads.js';
 import { indented } from '../core/json-parts.js';
 import type { WorkItem } from '../core/types.js';
 import type { CutIndex } from './frontier-cut.js';
 import type { DepIndex } from './frontier-deps.js';
 import { blockOf, channelText, entryAt, PER, type ChannelText } from './frontier-entry-text.js';
-import { buildFrontierInput } from './frontier-input.js';
 import { hiddenSums, namesSig, type TitleIndex } from './frontier-titles.js';
 import type { FrontierHeader } from './frontier-cache.js';
 import type { Entry } from './graph-entry.js';
@@ -16,7 +14,8 @@ import type { Home } from './home.js';
 import type { Titled } from './stat-index.js';
 import type { Listing } from './work-listing.js';
 import { trace } from './trace.js';
-import { give, keptEntry, nextDeps, nowIso, readById, sortedCodes, Unpatchable, type Judged } from './frontier-patch-parts.js';
+import { give, keptEntry, nextDeps, sortedCodes, Unpatchable, type Judged } from './frontier-patch-parts.js';
+import { answerHead, verdictJudge } from './frontier-patch-judge.js';
 
 /**
  * A cached answer brought up to date after a change of a few items (a `complete`, a claim, a wait)
@@ -79,11 +78,9 @@ export function patchVerdicts(home: Home, x: PatchInput): VerdictPatch | null {
   try {
     return patch(home, x);
   } catch (err) {
-    if (err instanceof Unpatchable) {
-      trace(`frontier: not patched (${err.message})`);
-      return null;
-    }
-    throw err;
+    // Anything unforeseen (a bug here included) costs an evaluation, never a wrong answer or a failed command.
+    trace(`frontier: not patched (${err instanceof Unpatchable ? err.message : `error: ${(err as Error).message}`})`);
+    return null;
   }
 }
 
@@ -175,35 +172,12 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
   if (affected.size > MAX_AFFECTED) give('too many items read what changed');
 
   // The affected items evaluated again, each reading the items it names from their files.
-  const { input, used } = buildFrontierInput(home, agent, { holder, nowMs: x.nowMs, cwd: x.cwd }, { items: [], problems: [] });
-  const log = new ReadLog((id) => fresh.get(id) ?? readById(home, listings, id));
-  const p: Prepared = {
-    input, byId: log, cycles: new Map(), gatesByKind: new Map(), coverMemo: new Map(), leasesByRepo: new Map(), predecessors: new Map(),
-    verbose: false, bounds: { from: -Infinity, until: Infinity },
-  };
-  const reads = new Map<string, string[]>();
-  const judge = (id: string): Judged => {
-    const item = log.get(id);
-    if (!item || specialItem(item)) give('an item is missing or special');
-    if (!evaluatedFor(item!, agent)) return null;
-    if (item!.status === 'done' || item!.superseded_by) return { closed: item!.status === 'done' ? 'status_done' : 'superseded' };
-    log.reading = [];
-    const v = evaluate(p, item!);
-    const read = log.reading!;
-    log.reading = null;
-    const channel = (CHANNELS as readonly string[]).indexOf(v.channel);
-    if (v.gates.length || channel < 0 || CHANNELS[channel] === 'needs_decision') give(`${id} waits on a gate`);
-    reads.set(id, read);
-    const e = entryOf(p, v);
-    return { e, key: entryOrderKey(e, holder), channel };
-  };
+  const { judge, reads, used, bounds } = verdictJudge(home, { agent, holder, nowMs: x.nowMs, cwd: x.cwd, listings, fresh });
   const judged = new Map<string, Judged>();
   for (const id of affected) judged.set(id, judge(id));
 
   // The answer's head and counts, moved by the difference.
-  const headEnd = text.indexOf('\n  "runnable": ');
-  if (headEnd < 1 || text[headEnd - 1] !== 0x2c) give('the answer has no head');
-  const head = JSON.parse(text.toString('utf8', 0, headEnd - 1) + '\n}') as { now: string; counts: Record<string, number> & { by_code: Record<string, number> } };
+  const { head, headEnd } = answerHead(text);
   const counts = head.counts;
   const byCode = counts.by_code;
   const move = (channel: string, code: string, by: number) => {
@@ -269,11 +243,11 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
   const cutGone = new Set(cutAt.values());
   const promoted = new Map<string, { e: FrontierEntry; key: string }>();
   const touched = CHANNELS.map((_, c) => c === NR ? cutAt.size > 0 : false);
-  for (const id of shownAt.keys()) touched[shownAt.get(id)![0]] = true;
+  for (const [c] of shownAt.values()) touched[c] = true;
   for (const now of judged.values()) if (now && 'e' in now) touched[now.channel] = true;
   const marks = [...CHANNELS.map((c) => text.indexOf(`\n  ${JSON.stringify(c)}: `, headEnd)), text.indexOf('\n  "truncated": ', headEnd)];
   for (let i = 1; i < marks.length; i++) if (marks[i] <= marks[i - 1] || text[marks[i] - 1] !== 0x2c) give('the channels are not where they are expected');
-  parts.push(Buffer.from(JSON.stringify({ ...head, now: nowIso(x.nowMs), counts: { ...counts, by_code: sortedCodes(byCode) } }, null, 2).slice(0, -2)));
+  parts.push(Buffer.from(JSON.stringify({ ...head, now: frontierNow(x.nowMs), counts: { ...counts, by_code: sortedCodes(byCode) } }, null, 2).slice(0, -2)));
   for (let c = 0; c < CHANNELS.length; c++) {
     const count = index.channels[c][0];
     const name = CHANNELS[c];
@@ -323,7 +297,6 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
       if ('j' in mem) {
         const n = PER * (starts[c] + mem.j);
         putQuad(q[n], q[n + 1], q[n + 2], q[n + 3], q[n + 4]);
-        spansOf(c);
         if (runFrom >= 0 && mem.j === runTo + 1) runTo = mem.j;
         else {
           flush();
@@ -386,11 +359,11 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
   // Git or the checkout looked at where the answer did not: its header could not vouch for them.
   if (used.unknownCommits.length || (used.head !== undefined && !x.header.git)) give('git was asked');
   const h = x.header;
-  const from = Math.max(h.from ?? -Infinity, p.bounds.from);
-  const until = Math.min(h.until ?? Infinity, p.bounds.until);
+  const from = Math.max(h.from ?? -Infinity, bounds.from);
+  const until = Math.min(h.until ?? Infinity, bounds.until);
   const header = {
     from: Number.isFinite(from) ? from : null, until: Number.isFinite(until) ? until : null,
-    workspace: h.workspace ?? used.workspace, events: { ...used.eventSigs, ...h.events }, now: nowIso(x.nowMs),
+    workspace: h.workspace ?? used.workspace, events: { ...used.eventSigs, ...h.events }, now: frontierNow(x.nowMs),
     spending: h.spending ?? used.spendingSig, git: h.git ?? null,
   };
 

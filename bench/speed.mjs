@@ -24,7 +24,8 @@ if (process.env.HOLON_BENCH_50K && !SIZES.includes(50000)) SIZES.push(50000);
 const PEERS = resolve(ROOT, process.env.HOLON_PEERS ?? '../shared/peers');
 const TICKET = join(PEERS, 'ticket');
 const HAVE_TICKET = existsSync(TICKET) && existsSync(join(PEERS, 'peer-gen.py'));
-const ENV = { HOLON_AGENT: 'main', GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'b@x', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'b@x' };
+// HOLON_INDEX_AUTO=0: a row says whether a keeper runs; only the rows of a keeper a command started turn it on.
+const ENV = { HOLON_AGENT: 'main', HOLON_INDEX_AUTO: '0', GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'b@x', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'b@x' };
 
 // ---- homes: peer-gen.py's rule, in holon's format
 const closed = (i) => i % 10 < 3;
@@ -169,6 +170,17 @@ for (const n of SIZES) {
       row('frontier --json, cold: no local/, machine content cache warm', size, 5, m(frontier, { prepare: 'rm -rf .holon/local' }));
       row('frontier --json, cold: no caches at all', size, 5, m(frontier, { prepare: noCaches }));
     }
+    // A big home with no keeper: the first frontier stats every file and starts one
+    // (store/index-auto-start.ts), detached: its cpu is not this command's. Before each run, the one
+    // the run before started is stopped (once it is up) and the last try forgotten.
+    const autoEnv = { ...ENV, HOLON_INDEX_AUTO: '', CI: '' };
+    const stopAuto = `[ -f .holon/local/index/auto-start ] && for i in $(seq 100); do ${holonSh('index', '--status', '--json')} | grep -q '"pid"' && break; sleep 0.1; done; ${holonSh('index', '--stop')}; rm -f .holon/local/index/auto-start`;
+    row('frontier --json, no keeper running: the call that starts one', size, goal, m(frontier, { env: autoEnv, prepare: `${stopAuto}; ${warm}` }));
+    // Then the next ones, with the keeper it started (which also computes the answers again after a change).
+    spawnSync('bash', ['-c', `${holonSh('frontier', '--json')} >/dev/null; for i in $(seq 100); do ${holonSh('index', '--status', '--json')} | grep -q '"pid"' && break; sleep 0.1; done`], { cwd, env: { ...process.env, ...autoEnv } });
+    row('frontier --json, warm, unchanged, with the keeper a command started', size, goal, m(frontier, { env: autoEnv, prepare: warm }));
+    row('holon pick (no id), nothing changed, with the keeper a command started', size, 1.5, m(() => ['pick'], { env: autoEnv, prepare: claimedWarm }));
+    spawnSync('bash', ['-c', `${holonSh('index', '--stop')}; rm -f .holon/local/index/auto-start`], { cwd, env: { ...process.env, ...ENV } });
     // The same with an index keeper running (`holon index`; `holon watch` runs one too): the frontier
     // then stats only the files the keeper saw change (docs/frontier.md, "The index keeper").
     const completed = `${holonSh('pick')} >/dev/null; ${holonSh('complete', '--result', 'bench', '--evidence', 'bench', '--no-followup', 'bench')} >/dev/null`;

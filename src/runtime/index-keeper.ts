@@ -38,9 +38,11 @@ interface Data {
   agentsDir: string;
   /** How often every file is stat'ed to catch changes no event reported (default 30 s). */
   sweepMs?: number;
+  /** Stop after this long without a question (`holon index --idle-exit`); null: never. */
+  idleExitMs: number | null;
 }
 
-const { local, agentsDir, sweepMs } = workerData as Data;
+const { local, agentsDir, sweepMs, idleExitMs } = workerData as Data;
 const paths = keeperPaths(local);
 
 /** statfs magic numbers of local file systems, where every change is made by this kernel. */
@@ -51,7 +53,7 @@ const MAX_NAMES = 20_000;
 /** An answer nobody collected (its asker gave up) is removed after this long. */
 const STALE_ANSWER_MS = 60_000;
 
-const post = (m: { type: 'ready' | 'declined' | 'epoch' | 'unseen' | 'error' | 'changed'; text: string }) => parentPort?.postMessage(m);
+const post = (m: { type: 'ready' | 'declined' | 'epoch' | 'unseen' | 'error' | 'changed' | 'idle'; text: string }) => parentPort?.postMessage(m);
 
 /** A work file changed since the host was last told (`changed`: it refreshes the frontier answers, runtime/frontier-refresh.ts). */
 let untold = false;
@@ -283,7 +285,11 @@ async function sweep(): Promise<void> {
   setTimeout(() => void sweep(), sweepMs ?? 30_000);
 }
 
+/** When the last question came (or the keeper started): see idleCheck. */
+let lastAsked = Date.now();
+
 function answerAll(names: string[]): void {
+  lastAsked = Date.now();
   refresh();
   for (const name of names) {
     const file = join(paths.req, name);
@@ -342,6 +348,23 @@ function sweepAnswers(): void {
   }
 }
 
+/**
+ * With idleExitMs, the keeper stops once that long has passed without a question (a keeper a command
+ * started by itself, store/index-auto-start.ts, does not outlive the work on its home). Its own
+ * process's questions count: the host's refreshes of the frontier answers come after file changes.
+ */
+function idleCheck(): void {
+  if (idleExitMs === null) return;
+  // A wall clock set back (a negative wait) counts from now.
+  const idle = Date.now() - lastAsked;
+  if (idle < 0) lastAsked = Date.now();
+  if (idle >= idleExitMs) {
+    post({ type: 'idle', text: `stopping: no question for ${Math.round(idle / 1000)} s` });
+    process.exit(0);
+  }
+  setTimeout(idleCheck, Math.max(50, Math.min(60_000, idleExitMs - Math.max(0, idle))));
+}
+
 /** Stops serving: the host forgets keeper.json when this thread exits. */
 function end(why: string): void {
   post({ type: 'error', text: `stopping: ${why}` });
@@ -372,8 +395,10 @@ function start(): void {
     setTimeout(() => void sweep(), sweepMs ?? 30_000);
     // The question folder's identity: a copy of the home (cp -a) carries this file, and its commands
     // must not wait for a keeper that watches the original's folder.
-    writeCache(paths.info, JSON.stringify({ pid: process.pid, started_at: new Date().toISOString(), req: folderKey(paths.req) }), join(local, 'tmp'));
-    post({ type: 'ready', text: `keeping the work index (${watches.size} work folder${watches.size === 1 ? '' : 's'} watched)` });
+    writeCache(paths.info, JSON.stringify({ pid: process.pid, started_at: new Date().toISOString(), req: folderKey(paths.req), idle_exit_ms: idleExitMs }), join(local, 'tmp'));
+    post({ type: 'ready', text: `keeping the work index (${watches.size} work folder${watches.size === 1 ? '' : 's'} watched${idleExitMs === null ? '' : `; stops after ${Math.round(idleExitMs / 1000)} s without a question`})` });
+    lastAsked = Date.now();
+    idleCheck();
   } catch (err) {
     post({ type: 'error', text: `the index keeper could not start: ${(err as Error).message}` });
   }

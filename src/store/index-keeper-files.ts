@@ -8,11 +8,15 @@ import { pidAlive } from './pid.js';
  * - keeper.json: `{pid, started_at, req}` of the live keeper (req: its question folder's dev:ino), written
  *   by it once its watches are set;
  * - req/NAME: a question, renamed into place (that rename is also the keeper's probe, see below);
- * - res/NAME: its answer, renamed into place.
+ * - res/NAME: its answer, renamed into place;
+ * - host.json: `{pid, dir}` of the process that hosts (or is starting) the keeper, taken under a lock
+ *   (claimHost), so that two processes starting at once do not both keep the index;
+ * - auto-start and keeper.log: when a command last started a keeper itself, and that keeper's log
+ *   (store/index-auto-start.ts).
  */
 export const keeperPaths = (local: string) => {
   const dir = join(local, 'index');
-  return { dir, info: join(dir, 'keeper.json'), req: join(dir, 'req'), res: join(dir, 'res') };
+  return { dir, info: join(dir, 'keeper.json'), req: join(dir, 'req'), res: join(dir, 'res'), host: join(dir, 'host.json'), tried: join(dir, 'auto-start'), log: join(dir, 'keeper.log') };
 };
 
 /** A question: per agent, the generation its snapshot was marked with, in the epoch they name. */
@@ -40,6 +44,8 @@ export interface KeeperInfo {
   started_at: string;
   /** `dev:ino` of the req/ folder the keeper watches. */
   req?: string;
+  /** It stops after this long without a question (`holon index --idle-exit`); null: when stopped. */
+  idle_exit_ms?: number | null;
 }
 
 /** A folder's identity (`dev:ino`), as keeper.json records its question folder's; null if no folder is there. */
@@ -68,4 +74,15 @@ export function liveKeeper(local: string): KeeperInfo | string {
   if (!pidAlive(info.pid)) return `the keeper (pid ${info.pid}) is gone`;
   if (info.req !== folderKey(paths.req)) return 'keeper.json names another question folder (a copy of a home?)';
   return info;
+}
+
+/** The pid of the live process (not this one) that hosts this home's keeper, or null. */
+export function liveHost(local: string): number | null {
+  const paths = keeperPaths(local);
+  try {
+    const h = JSON.parse(readFileSync(paths.host, 'utf8')) as { pid: number; dir: string | null };
+    return h.pid !== process.pid && pidAlive(h.pid) && h.dir === folderKey(paths.dir) ? h.pid : null;
+  } catch {
+    return null;
+  }
 }

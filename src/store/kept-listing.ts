@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { writeCache, RACY_MS } from './cache-file.js';
 import { readSnapshot, remarkSnapshot } from './graph-index.js';
 import { listAgents, type Home } from './home.js';
+import { autoStartKeeper } from './index-auto-start.js';
 import { keeperPaths, liveKeeper, type KeeperAnswer } from './index-keeper-files.js';
 import { randomBytes } from './random.js';
 import { sleepSync } from './sleep-sync.js';
@@ -39,18 +40,25 @@ const splitMark = (mark: string): [string, number] | null => {
   return i > 0 && Number.isInteger(gen) ? [mark.slice(0, i), gen] : null;
 };
 
+/** Why a keeper did not answer; `absent` when none runs (a command may then start one: index-auto-start.ts). */
+interface NoAnswer {
+  why: string;
+  absent?: boolean;
+}
+
 /** The keeper's answer to "what changed in each agent's folder since `since[agent]` of `epoch`", or why there is none. */
-export function askKeeper(home: Home, epoch: string, since: Record<string, number>): KeeperAnswer | string {
-  if (process.platform !== 'linux') return 'no keeper off Linux';
-  if (process.env.HOLON_INDEX === '0') return 'HOLON_INDEX=0';
+export function askKeeper(home: Home, epoch: string, since: Record<string, number>): KeeperAnswer | NoAnswer {
+  const no = (why: string): NoAnswer => ({ why });
+  if (process.platform !== 'linux') return no('no keeper off Linux');
+  if (process.env.HOLON_INDEX === '0') return no('HOLON_INDEX=0');
   const paths = keeperPaths(home.local);
   const keeper = liveKeeper(home.local);
-  if (typeof keeper === 'string') return keeper;
+  if (typeof keeper === 'string') return { why: keeper, absent: true };
   const name = `${process.pid}-${randomBytes(6).toString('hex')}`;
   const res = join(paths.res, name);
   // The rename into req/ is the question and the keeper's probe at once (see index-keeper.ts).
   // (Not a look for the file afterwards: the keeper may have taken it already and not yet answered.)
-  if (!writeCache(join(paths.req, name), JSON.stringify({ epoch, since }), join(home.local, 'tmp'))) return 'cannot write the question to the keeper';
+  if (!writeCache(join(paths.req, name), JSON.stringify({ epoch, since }), join(home.local, 'tmp'))) return no('cannot write the question to the keeper');
   // A monotonic clock: a wall clock set back meanwhile would stretch the wait.
   const now = () => performance.now();
   const until = now() + waitMs();
@@ -74,7 +82,7 @@ export function askKeeper(home: Home, epoch: string, since: Record<string, numbe
       } catch {
         // Said below.
       }
-      return 'the keeper\'s answer did not parse';
+      return no('the keeper\'s answer did not parse');
     }
     if (now() >= until) break;
     sleepSync(pause);
@@ -84,7 +92,7 @@ export function askKeeper(home: Home, epoch: string, since: Record<string, numbe
   } catch {
     // Taken by the keeper meanwhile: it sweeps an answer nobody collects.
   }
-  return `no answer from the keeper within ${waitMs()} ms`;
+  return no(`no answer from the keeper within ${waitMs()} ms`);
 }
 
 /** Snapshots past this many files make a full listing long work (see listKept's `longWork`). */
@@ -115,10 +123,12 @@ export function listKept(home: Home, agents = listAgents(home), longWork: (files
     if (n === undefined || n > LONG_LISTING) longWork(n ?? 0);
   };
   const answer = askKeeper(home, epoch, since);
-  if (typeof answer === 'string') {
-    trace(`every file stat'ed (${answer})`);
+  if ('why' in answer) {
+    trace(`every file stat'ed (${answer.why})`);
     agents.forEach(long);
-    return listAllMarked(home, agents, () => '');
+    const listed = listAllMarked(home, agents, () => '');
+    if (answer.absent) autoStartKeeper(home, listed.reduce((n, l) => n + l.count, 0));
+    return listed;
   }
   const mark = `${answer.epoch}:${answer.gen}`;
   const out: Listing[] = [];

@@ -17,8 +17,10 @@ export function defineWatchCommands(program: Command): void {
     .command('index')
     .description('keep the work index warm until stopped, so `holon frontier` stats only the files that changed, and compute the frontier of each agent again after a change (holon watch does this too; Linux)')
     .option('--status', 'say whether a keeper serves this home, and exit')
-    .option('--json', 'with --status: print {keeper: {pid, started_at} | null} as JSON')
-    .addHelpText('after', '\nWithout a keeper every command stats each work file; the answers are the same either way. See docs/frontier.md, "The index keeper".')
+    .option('--stop', 'stop the keeper of this home (one that `holon index` runs, or a command started), and exit')
+    .option('--idle-exit <duration>', 'stop after this long without a question (e.g. 1h; a keeper a command starts by itself uses 1h)')
+    .option('--json', 'with --status: print {keeper: {pid, started_at, idle_exit_ms} | null}; with --stop: {stopped: pid | null}')
+    .addHelpText('after', '\nWithout a keeper every command stats each work file; the answers are the same either way. In a home of 2,000 work files or more, `holon frontier` and `holon pick` start one by themselves (HOLON_INDEX_AUTO=0 turns that off). See docs/frontier.md, "The index keeper".')
     .action(lazy(() => import('../commands/keep-index.js')));
 
   const runs = program

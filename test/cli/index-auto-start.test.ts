@@ -1,0 +1,139 @@
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { holon, project, spawnHolon } from '../helpers/cli.js';
+import { gone, startWatch, until } from '../helpers/watch.js';
+
+/**
+ * A command that stats every file of a big home starts an index keeper for the next ones
+ * (store/index-auto-start.ts); `holon index --stop` and `--idle-exit` end one; of two keepers starting
+ * at once, one keeps the index (store/index-keeper-claim.ts). HOLON_INDEX_AUTO=N makes a home of N
+ * files big here (the default is 2,000); CI='' since the start is off under CI.
+ */
+
+async function home(n: number) {
+  const p = await project();
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) ids.push(await p.create(`item ${i}`));
+  // Past the racy window (2 s), so that a listing trusts the files' numbers and the keeper alone decides.
+  await until(() => ids.every((id) => Date.now() - statSync(p.workFile(id)).ctimeMs > 2100), 30_000, 'files to settle');
+  return { p, ids };
+}
+
+// No background refresh (the traces say which path each command took), and the keeper's answer waited for.
+const auto = { HOLON_INDEX_AUTO: '3', CI: '', HOLON_INDEX_REFRESH: '0', HOLON_TRACE_INDEX: '1', HOLON_INDEX_WAIT_MS: '60000' };
+const ready = (r: { stdout: string }) => JSON.parse(r.stdout).runnable.map((e: any) => e.id).sort();
+
+describe('a keeper started by a command', () => {
+  it('starts once a home is big, vouches for the next listings, and stops with holon index --stop', async () => {
+    const { p, ids } = await home(3);
+    const first = await p.h(['frontier', '--json'], auto);
+    expect(first.code).toBe(0);
+    const pid = Number(first.stderr.match(/started an index keeper \(pid (\d+)/)?.[1]);
+    expect(pid).toBeGreaterThan(0);
+    const status = await until(async () => (await p.json(['index', '--status'])).keeper, 30_000, 'the keeper');
+    expect(status.pid).toBe(pid);
+    expect(status.idle_exit_ms).toBe(3_600_000);
+    expect((await p.h(['index', '--status'])).stdout).toMatch(/it stops after 1h without a question/);
+    // Its first answer cannot vouch for a snapshot made before it watched; the listing made under it can.
+    expect((await p.h(['frontier', '--json'], auto)).stderr).toMatch(/main: every file stat'ed \(snapshot made without a keeper\)/);
+    const kept = await p.h(['frontier', '--json'], auto);
+    expect(kept.stderr).toMatch(/main: kept, 0 of 3 stat'ed/);
+    expect(ready(kept)).toEqual(ids.slice().sort());
+    // A change is seen through it, as without it.
+    expect((await p.h(['complete', ids[0], '--result', 'r', '--evidence', 'e', '--no-followup', 'x'])).code).toBe(0);
+    const after = await p.h(['frontier', '--json'], auto);
+    expect(after.stderr).toMatch(/main: kept, 1 of 3 stat'ed/);
+    expect(ready(after)).toEqual(ready(await p.h(['frontier', '--json'], { HOLON_INDEX: '0' })));
+    expect(existsSync(join(p.home, 'local/index/keeper.log'))).toBe(true);
+
+    const stop = await p.h(['index', '--stop']);
+    expect(stop.stdout).toMatch(new RegExp(`stopped the index keeper \\(process ${pid}\\)`));
+    expect(gone(pid)).toBe(true);
+    expect((await p.json(['index', '--status'])).keeper).toBeNull();
+    expect((await p.json(['index', '--stop'])).stopped).toBeNull();
+    // Not started again by every command: the last try was moments ago.
+    expect((await p.h(['frontier', '--json'], auto)).stderr).toMatch(/no keeper started \(one was started \d+ s ago\)/);
+    expect((await p.json(['index', '--status'])).keeper).toBeNull();
+  }, 120_000);
+
+  it('is not started in a small home, with HOLON_INDEX_AUTO=0, under CI, or with HOLON_INDEX=0', async () => {
+    const { p } = await home(3);
+    for (const env of [{ ...auto, HOLON_INDEX_AUTO: '' }, { ...auto, HOLON_INDEX_AUTO: '0' }, { ...auto, HOLON_INDEX_AUTO: 'off' }, { ...auto, CI: 'true' }, { ...auto, HOLON_INDEX: '0' }]) {
+      const r = await p.h(['frontier', '--json'], env);
+      expect(r.code).toBe(0);
+      expect(r.stderr).not.toMatch(/keeper started/);
+    }
+    expect(existsSync(join(p.home, 'local/index/auto-start'))).toBe(false);
+    expect((await p.json(['index', '--status'])).keeper).toBeNull();
+  }, 120_000);
+
+  it('where local/index cannot be made, the command answers as always and starts nothing', async () => {
+    const { p, ids } = await home(3);
+    mkdirSync(join(p.home, 'local'), { recursive: true });
+    rmSync(join(p.home, 'local/index'), { recursive: true, force: true });
+    writeFileSync(join(p.home, 'local/index'), 'not a folder');
+    const r = await p.h(['frontier', '--json'], auto);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/no keeper started: /);
+    expect(ready(r)).toEqual(ids.slice().sort());
+  }, 120_000);
+});
+
+describe('holon index', () => {
+  it('of two started at once, one keeps the index and the other says which process does', async () => {
+    const { p } = await home(1);
+    const env = { HOLON_INDEX_REFRESH: '0' };
+    const procs = [spawnHolon(['index'], { cwd: p.dir, env }), spawnHolon(['index'], { cwd: p.dir, env })];
+    const logs = ['', ''];
+    procs.forEach((c, i) => c.stderr!.on('data', (d) => (logs[i] += d)));
+    try {
+      const keeps = (i: number) => /keeping the work index/.test(logs[i]);
+      // Both keeping the index (no claim) fails here at once rather than by a timeout.
+      await until(() => procs.some((c) => c.exitCode !== null) || (keeps(0) && keeps(1)), 60_000, 'one of the two to stop');
+      expect(keeps(0) && keeps(1)).toBe(false);
+      const exited = procs[0].exitCode !== null ? 0 : 1;
+      const winner = procs[1 - exited];
+      expect(procs[exited].exitCode).toBe(1);
+      expect(logs[exited]).toMatch(new RegExp(`process ${winner.pid} keeps this home's index already`));
+      await until(() => /keeping the work index/.test(logs[1 - exited]), 30_000, 'the keeper');
+      expect((await p.json(['index', '--status'])).keeper.pid).toBe(winner.pid);
+    } finally {
+      for (const c of procs) if (c.exitCode === null) c.kill('SIGTERM');
+    }
+  }, 120_000);
+
+  it('--idle-exit: stops after that long without a question, and says so (exit 0)', async () => {
+    const { p } = await home(1);
+    const k = spawnHolon(['index', '--idle-exit', '1s'], { cwd: p.dir, env: { HOLON_INDEX_REFRESH: '0' } });
+    let log = '';
+    k.stderr!.on('data', (d) => (log += d));
+    const code = await new Promise<number | null>((r) => k.on('exit', (c) => r(c)));
+    expect(log).toMatch(/stops after 1 s without a question/);
+    expect(log).toMatch(/stopping: no question for \d+ s/);
+    expect(code).toBe(0);
+    expect((await p.json(['index', '--status'])).keeper).toBeNull();
+  }, 120_000);
+
+  it('--stop leaves the keeper of holon watch alone; bad flags are usage errors', async () => {
+    const { p } = await home(1);
+    const w = startWatch(p.dir);
+    try {
+      await w.waitFor(/index keeper: keeping the work index/);
+      const r = await p.h(['index', '--stop']);
+      expect(r.code).toBe(5);
+      expect(r.stderr).toMatch(new RegExp(`the index keeper runs in holon watch \\(pid ${w.child.pid}\\)`));
+      expect((await p.json(['index', '--status'])).keeper.pid).toBe(w.child.pid);
+    } finally {
+      await w.stop();
+    }
+    for (const [args, re] of [[['index', '--stop', '--status'], /--status and --stop do not go together/], [['index', '--status', '--idle-exit', '1h'], /--idle-exit goes with starting a keeper/]] as const) {
+      const bad = await holon([...args], { cwd: p.dir });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(re);
+    }
+    const soon = await holon(['index', '--idle-exit', 'soon'], { cwd: p.dir });
+    expect(soon.code).not.toBe(0);
+    expect(soon.stderr).toMatch(/--idle-exit "soon" is not a duration/);
+  }, 120_000);
+});

@@ -43,6 +43,10 @@ const hiddenBlocked = (n) => {
 function holonHome(n) {
   const dir = join(ROOT, 'bench/.homes', `speed-${n}`);
   if (existsSync(join(dir, '.complete'))) {
+    // The records as generated: a run before completed, claimed and edited some (the complete rows take
+    // the top runnable items, which may be the targets of the wait row). Caches in local/ stay.
+    spawnSync('git', ['checkout', '-q', '--', '.'], { cwd: dir, stdio: 'ignore' });
+    spawnSync('git', ['clean', '-qfd', '--', '.holon/agents'], { cwd: dir, stdio: 'ignore' });
     // git's index as a fresh clone has it (a copied home keeps stale numbers until a `git status`):
     // the cold rows take from the machine content cache only what git vouches for.
     spawnSync('git', ['update-index', '-q', '--refresh'], { cwd: dir, stdio: 'ignore' });

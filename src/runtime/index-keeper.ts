@@ -4,6 +4,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { folderKey, keeperPaths, type KeeperAnswer, type KeeperQuestion } from '../store/index-keeper-files.js';
 import { writeCache } from '../store/cache-file.js';
 import { randomBytes } from '../store/random.js';
+import { keyOf, LOCAL_FS, mdNames, numbers, overflowLimit } from './index-keeper-fs.js';
 
 /**
  * The index keeper: a worker thread of `holon watch` (or of `holon index`) that watches every agent's
@@ -44,9 +45,6 @@ interface Data {
 
 const { local, agentsDir, sweepMs, idleExitMs } = workerData as Data;
 const paths = keeperPaths(local);
-
-/** statfs magic numbers of local file systems, where every change is made by this kernel. */
-const LOCAL_FS = new Set([0xef53 /* ext2/3/4 */, 0x58465342 /* xfs */, 0x9123683e /* btrfs */, 0x01021994 /* tmpfs */, 0x794c7630 /* overlayfs */, 0xf2f52010 /* f2fs */, 0x2fc12fc1 /* zfs */, 0xca451a4e /* bcachefs */, 0x52654973 /* reiserfs */, 0x3153464a /* jfs */]);
 
 /** Past this many changed names in one answer, the asker lists its files instead. */
 const MAX_NAMES = 20_000;
@@ -97,15 +95,6 @@ let renewNext = false;
 let batch = 0;
 let checking = false;
 const asked: string[] = [];
-/** Half the kernel's queue, or null when it cannot be read (then the keeper cannot count for overflows). */
-function overflowLimit(): number | null {
-  try {
-    const n = Number(readFileSync('/proc/sys/fs/inotify/max_queued_events', 'utf8').trim());
-    return Number.isInteger(n) && n > 1 ? Math.floor(n / 2) : null;
-  } catch {
-    return null;
-  }
-}
 let limit = Infinity;
 
 /** After each batch of events: an overflow check, then the questions of the batch are answered. */
@@ -215,34 +204,6 @@ function note(agent: string, name: string, news = true): void {
   if (!m) changed.set(agent, (m = new Map()));
   m.set(name, ++gen);
   if (news) untold = true;
-}
-
-const keyOf = (dir: string, name: string): string | null => {
-  try {
-    const s = statSync(join(dir, name), { throwIfNoEntry: false });
-    return s ? `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}:${s.nlink}` : null;
-  } catch {
-    return null;
-  }
-};
-
-const mdNames = (dir: string): string[] | null => {
-  try {
-    return readdirSync(dir).filter((n) => n.endsWith('.md'));
-  } catch {
-    return null;
-  }
-};
-
-function numbers(dir: string): Map<string, string> | null {
-  const names = mdNames(dir);
-  if (!names) return null;
-  const out = new Map<string, string>();
-  for (const n of names) {
-    const k = keyOf(dir, n);
-    if (k) out.set(n, k);
-  }
-  return out;
 }
 
 /**

@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { holon, project, spawnHolon } from '../helpers/cli.js';
-import { gone, startWatch, until } from '../helpers/watch.js';
+import { holon, spawnHolon } from '../helpers/cli.js';
+import { gone, settledProject, startWatch, until } from '../helpers/watch.js';
 
 /**
  * A command that stats every file of a big home starts an index keeper for the next ones
@@ -11,14 +11,7 @@ import { gone, startWatch, until } from '../helpers/watch.js';
  * files big here (the default is 2,000); CI='' since the start is off under CI.
  */
 
-async function home(n: number) {
-  const p = await project();
-  const ids: string[] = [];
-  for (let i = 0; i < n; i++) ids.push(await p.create(`item ${i}`));
-  // Past the racy window (2 s), so that a listing trusts the files' numbers and the keeper alone decides.
-  await until(() => ids.every((id) => Date.now() - statSync(p.workFile(id)).ctimeMs > 2100), 30_000, 'files to settle');
-  return { p, ids };
-}
+const home = settledProject;
 
 // No background refresh (the traces say which path each command took), and the keeper's answer waited for.
 const auto = { HOLON_INDEX_AUTO: '3', CI: '', HOLON_INDEX_REFRESH: '0', HOLON_TRACE_INDEX: '1', HOLON_INDEX_WAIT_MS: '60000' };

@@ -1,8 +1,8 @@
 import { closeSync, cpSync, existsSync, lstatSync, openSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { holon, project, tempDir } from '../helpers/cli.js';
-import { startKeeper, startWatch, until } from '../helpers/watch.js';
+import { holon, tempDir } from '../helpers/cli.js';
+import { settledProject, startKeeper, startWatch, until } from '../helpers/watch.js';
 
 /**
  * The index keeper (runtime/index-keeper.ts) and the listings made with its help (store/kept-listing.ts):
@@ -10,14 +10,7 @@ import { startKeeper, startWatch, until } from '../helpers/watch.js';
  * while it could not read, a keeper killed outright.
  */
 
-async function home(n: number) {
-  const p = await project();
-  const ids: string[] = [];
-  for (let i = 0; i < n; i++) ids.push(await p.create(`item ${i}`));
-  // Past the racy window (2 s), so a listing trusts the files' numbers and the keeper alone decides.
-  await until(() => ids.every((id) => Date.now() - statSync(p.workFile(id)).ctimeMs > 2100), 30_000, 'files to settle');
-  return { p, ids };
-}
+const home = settledProject;
 
 // The keeper's answer is waited for up to 60 s (a loaded machine can delay it past the default second):
 // these tests check that it answered.

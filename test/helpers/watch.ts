@@ -1,9 +1,9 @@
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { openHome } from '../../dist/store/home.js';
 import { listRuns } from '../../dist/store/runs.js';
 import type { ChildProcess } from 'node:child_process';
-import { spawnHolon } from './cli.js';
+import { project, spawnHolon } from './cli.js';
 import { afterEach } from 'vitest';
 
 /** A running `holon watch` child with its stderr log. */
@@ -120,4 +120,16 @@ export function gone(pid: number): boolean {
   } catch {
     return true;
   }
+}
+
+/**
+ * A project with `n` items, returned once their files are past the racy window (2 s): a listing then
+ * trusts the files' numbers, and a keeper alone decides what is stat'ed again.
+ */
+export async function settledProject(n: number) {
+  const p = await project();
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) ids.push(await p.create(`item ${i}`));
+  await until(() => ids.every((id) => Date.now() - statSync(p.workFile(id)).ctimeMs > 2100), 30_000, 'files to settle');
+  return { p, ids };
 }

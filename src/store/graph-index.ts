@@ -156,7 +156,7 @@ export const readSnapshot = (listingCachePath: string) => readStatIndex(idxOf(li
 
 /** The snapshot stored again under another mark (its names and numbers are those of a listing made under it). */
 export const remarkSnapshot = (home: Home, listingCachePath: string, snap: StatIndex, mark: string) =>
-  writeStatIndex(idxOf(listingCachePath), { ...snap, mark }, GRAPH_STAMP, join(home.local, 'tmp'));
+  writeStatIndex(idxOf(listingCachePath), { ...snap, mark }, GRAPH_STAMP, join(home.local, 'tmp'), snap.digest || undefined);
 
 /**
  * Reads the listed items: cached entries where the key still matches, a parse where it does not. An
@@ -324,6 +324,8 @@ export function quickDigest(home: Home, listing: Listing): { digest: number; sna
     for (let i = 0; i < listing.count; i++) if (!look(i)) return null;
   }
   if (patch.length) {
+    // Its numbers moved: the stored listing digest is not theirs (writeStatIndex computes it anew).
+    idx.digest = '';
     try {
       appendFileSync(logOf(cachePath), patch.join(''));
     } catch {

@@ -60,7 +60,7 @@ export function askKeeper(home: Home, epoch: string, since: Record<string, numbe
   // (Not a look for the file afterwards: the keeper may have taken it already and not yet answered.)
   if (!writeCache(join(paths.req, name), JSON.stringify({ epoch, since }), join(home.local, 'tmp'))) return no('cannot write the question to the keeper');
   // A monotonic clock: a wall clock set back meanwhile would stretch the wait.
-  const now = () => performance.now();
+  const now = () => Number(process.hrtime.bigint()) / 1e6;
   const until = now() + waitMs();
   // The answer comes within a millisecond from a keeper that is not busy: look often at first.
   for (let pause = 0.05; ; pause = Math.min(2, pause * 2)) {

@@ -2,6 +2,7 @@ import { closeSync, cpSync, existsSync, lstatSync, openSync, readFileSync, renam
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { holon, tempDir } from '../helpers/cli.js';
+import { builtinsLoaded } from '../helpers/loaded.js';
 import { settledProject, startKeeper, startWatch, until } from '../helpers/watch.js';
 
 /**
@@ -124,6 +125,25 @@ describe('the index keeper', () => {
     const linked = await ready();
     expect(linked.ids).not.toContain(ids[1]);
     expect(linked.trace).toMatch(/main: kept/);
+    await k.stop();
+  }, 120_000);
+
+  it('a reused answer it vouches for hashes no file list: node:crypto is not loaded (the snapshot holds its listing digest)', async () => {
+    const { p, ids } = await home(3);
+    const k = startKeeper(p.dir);
+    await k.ready();
+    expect((await p.h(['frontier', '--json'], traced)).stderr).toMatch(/frontier: evaluated/);
+    const kept = await p.h(['frontier', '--json'], traced);
+    expect(kept.stderr).toMatch(/main: kept, 0 of 3 stat'ed/);
+    expect(kept.stderr).toMatch(/frontier: reused \(no file changed\)/);
+    const loaded = await builtinsLoaded(['frontier', '--json'], p.dir, { HOLON_AGENT: 'main', HOLON_INDEX_WAIT_MS: '60000' });
+    expect(loaded.filter((m) => ['crypto', 'perf_hooks'].includes(m))).toEqual([]);
+    // Once a file changes, its listing is hashed again: the same answer as without the keeper.
+    expect((await p.h(['progress', ids[1], 'a note'])).code).toBe(0);
+    const after = await p.h(['frontier', '--json'], traced);
+    expect(after.stderr).toMatch(/main: kept, 1 of 3 stat'ed/);
+    const full = await p.h(['frontier', '--json'], { HOLON_INDEX: '0' });
+    expect(JSON.parse(after.stdout).runnable).toEqual(JSON.parse(full.stdout).runnable);
     await k.stop();
   }, 120_000);
 

@@ -44,8 +44,9 @@ describe('the index keeper refreshes the frontier answers', () => {
     const from = keeper.log().length;
     const f = join(work, `${top}.md`);
     writeFileSync(f, readFileSync(f, 'utf8').replace('status: "open"', 'status: "done"'));
+    // (Computed in a child `holon frontier --json`, whose trace is not the keeper's: the next command
+    // finding the answer as it must be, with no evaluation of its own, is what shows it.)
     await refreshed(from);
-    expect(keeper.log().slice(from)).toMatch(/frontier: (evaluated|patched)/);
     const after = await p.h(['frontier', '--json'], env);
     expect(after.code, after.stderr).toBe(0);
     expect(after.stderr).toMatch(/frontier: reused \(no file changed\)/);

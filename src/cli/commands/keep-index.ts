@@ -1,9 +1,7 @@
 import { usage } from '../../core/errors.js';
 import { humanDuration, parseDuration } from '../../core/time.js';
 import { otherKeeper, startIndexKeeper, stopKeeper } from '../../runtime/index-keeper-host.js';
-import { makeOpsCtx } from '../../ops/context.js';
-import { frontierParts } from '../../ops/frontier.js';
-import { frontierRefresher, refreshEnv } from '../../runtime/frontier-refresh.js';
+import { frontierRefresher, refreshInChild } from '../../runtime/frontier-refresh.js';
 import type { Ctx } from '../context.js';
 import { note, out, printJson } from '../output.js';
 
@@ -38,9 +36,10 @@ export async function run(ctx: Ctx, _args: string[], opts: Opts): Promise<void> 
     return;
   }
   const log = (line: string) => note(`${new Date().toISOString().slice(11, 23)} ${line}`);
-  // Each agent's default frontier answer, computed again soon after its files change (and once now).
-  const env = refreshEnv(ctx.env);
-  const refresher = frontierRefresher(home, (agent) => frontierParts(makeOpsCtx({ ...ctx.globals, agent }, env, ctx.cwd), {}), log, ctx.env);
+  // Each agent's default frontier answer, computed again soon after its files change (and once now), in
+  // a child: the keeper lives for hours beside the user's work, and an evaluation of a big home would
+  // leave its heap grown (at 50,000 items some 60 MB more resident, for as long as it runs).
+  const refresher = frontierRefresher(home, refreshInChild(home, ctx.cwd, ctx.env), log, ctx.env);
   const keeper = await startIndexKeeper(home, log, { foreground: true, onChange: refresher.changed, idleExitMs });
   if (!keeper || !(await keeper.ready)) {
     refresher.stop();

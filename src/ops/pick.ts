@@ -18,18 +18,32 @@ export async function pick(ctx: OpsCtx, ref: WorkRef): Promise<{ agent: string; 
 }
 
 /**
+ * The last part of a reused answer (its cached bytes after `now`, which comes before every channel:
+ * frontier-cache.ts withNow) when it holds the runnable channel: read there, the megabytes of the whole
+ * answer at 50,000 items are not copied into one buffer first. Null for any other answer.
+ */
+function channelsPart(parts: Array<string | Uint8Array>): Buffer | null {
+  const last = parts[parts.length - 1];
+  if (parts.length > 3 || typeof last === 'string' || parts.slice(0, -1).some((p) => typeof p !== 'string' && p.byteLength > 4096)) return null;
+  const b = Buffer.from(last.buffer, last.byteOffset, last.byteLength);
+  return b.includes('\n  "runnable": [') ? b : null;
+}
+
+/**
  * The claim of the top runnable item and the focus on it; `ref` null when nothing could be claimed.
  * The items tried are the runnable channel of the frontier's answer (in full, in frontier order), so a
  * pick whose home did not change since the last `holon frontier` or `pick` reads that answer from its
  * cache (ops/frontier.ts) rather than evaluating the graph again. `agent` and `holder` are the ones the
  * answer is computed for: the context's agent and holderOf it.
  */
-export async function claimNext(ctx: OpsCtx, opts: { ttl?: string }, agent: string, holder: string): Promise<{ answer: Buffer; lost: string[]; ref: WorkRef | null; focus: Focus | null; view: WorkView | null }> {
+export async function claimNext(ctx: OpsCtx, opts: { ttl?: string }, agent: string, holder: string): Promise<{ answer: () => Buffer; lost: string[]; ref: WorkRef | null; focus: Focus | null; view: WorkView | null }> {
   const home = ctx.home();
   const ttlMs = opts.ttl ? parseDuration(opts.ttl, '--ttl') : null;
-  const answer = partsBytes(await frontierParts(ctx, {}));
+  const parts = await frontierParts(ctx, {});
+  let bytes: Buffer | null = null;
+  const answer = () => (bytes ??= partsBytes(parts));
   const lost: string[] = [];
-  for (const e of channelEntries(answer, 'runnable')) {
+  for (const e of channelEntries(channelsPart(parts) ?? answer(), 'runnable', answer)) {
     const ref = { agent: e.agent || agent, id: e.id, file: workFile(home, e.agent || agent, e.id) };
     let claimed;
     try {
@@ -47,9 +61,9 @@ export async function claimNext(ctx: OpsCtx, opts: { ttl?: string }, agent: stri
   return { answer, lost, ref: null, focus: null, view: null };
 }
 
-/** The refusal (exit 3) when nothing is runnable, saying why and what a person must decide; `answer` is the frontier's (claimNext). */
-export function nothingRunnable(answer: Buffer, agent: string, lost: string[]): never {
-  const f = JSON.parse(answer.toString('utf8')) as Frontier;
+/** The refusal (exit 3) when nothing is runnable, saying why and what a person must decide; `answer` gives the frontier's text (claimNext). */
+export function nothingRunnable(answer: () => Buffer, agent: string, lost: string[]): never {
+  const f = JSON.parse(answer().toString('utf8')) as Frontier;
   const c = f.counts;
   const lines: string[] = [];
   if (f.needs_decision.length) {

@@ -200,8 +200,9 @@ export function entryAt(text: Buffer, spans: number[], j: number): FrontierEntry
  * The entries of channel `c` of an answer's text, in order, each parsed only when it is reached
  * (`holon pick` claims the first runnable one it can, and rarely reads a second). The layout
  * channelText reads; a text not written so is parsed whole instead, past the entries already given.
+ * `text` may be a part of the answer that holds its channels (`whole` gives all of it, for that parse).
  */
-export function* channelEntries(text: Buffer, c: string): Generator<FrontierEntry> {
+export function* channelEntries(text: Buffer, c: string, whole: () => Buffer = () => text): Generator<FrontierEntry> {
   let given = 0;
   const open = Buffer.from(`\n  ${JSON.stringify(c)}: [\n`);
   // Found where it is (the channels come first): never a scan of the whole answer, megabytes at 50k.
@@ -218,6 +219,6 @@ export function* channelEntries(text: Buffer, c: string): Generator<FrontierEntr
     else if (text.subarray(from, from + CLOSE_ARRAY.length).equals(CLOSE_ARRAY)) return;
     else break;
   }
-  const all = (JSON.parse(text.toString('utf8')) as Record<string, FrontierEntry[] | undefined>)[c] ?? [];
+  const all = (JSON.parse(whole().toString('utf8')) as Record<string, FrontierEntry[] | undefined>)[c] ?? [];
   yield* all.slice(given);
 }

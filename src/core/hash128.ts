@@ -13,6 +13,9 @@ const C2 = 0xab0e9789;
 const C3 = 0x38b34ae5;
 const C4 = 0xa1e38b93;
 
+/** Words are read little-endian: a Uint32Array view gives that only on a little-endian machine. */
+const LITTLE = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
 const rotl = (x: number, r: number) => (x << r) | (x >>> (32 - r));
 
 function fmix(h: number): number {
@@ -77,7 +80,7 @@ export class Hash128 {
     }
     const len = x.byteLength;
     const whole = len >>> 2;
-    if (x.byteOffset % 4 === 0) {
+    if (LITTLE && x.byteOffset % 4 === 0) {
       const u = new Uint32Array(x.buffer, x.byteOffset, whole);
       for (let i = 0; i < whole; i++) this.word(u[i]);
     } else {

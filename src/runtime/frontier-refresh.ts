@@ -96,7 +96,8 @@ export function refreshInChild(home: Home, cwd: string, env: NodeJS.ProcessEnv):
     new Promise((resolve, reject) => {
       // No trace: the child's lines are not the watcher's log (its stderr is read only for a failure).
       const { HOLON_TRACE_INDEX: _trace, ...quiet } = refreshEnv(env);
-      const child = spawn(process.execPath, [BIN, '--home', home.dir, '--agent', agent, 'frontier', '--json'], { cwd, env: quiet, stdio: ['ignore', 'ignore', 'pipe'] });
+      // HOLON_INDEX_REFRESHING: its questions to the keeper are no use of it (runtime/index-keeper.ts, idleCheck).
+      const child = spawn(process.execPath, [BIN, '--home', home.dir, '--agent', agent, 'frontier', '--json'], { cwd, env: { ...quiet, HOLON_INDEX_REFRESHING: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
       let err = '';
       child.stderr!.on('data', (d: Buffer) => {
         if (err.length < 2000) err += d.toString('utf8');

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { claimHost, releaseHost } from '../store/index-keeper-claim.js';
 import { conflict } from '../core/errors.js';
-import { liveHost, liveKeeper, type KeeperInfo } from '../store/index-keeper-files.js';
+import { KEEPER_HOST, liveHost, liveKeeper, type KeeperInfo } from '../store/index-keeper-files.js';
 import { pidAlive } from '../store/pid.js';
 import { liveWatcher } from '../store/watcher-lock.js';
 import type { Home } from '../store/home.js';
@@ -34,12 +34,25 @@ export function otherKeeper(home: Home): KeeperInfo | null {
  * batch of work file events; with `idleExitMs` it stops after that long without a question. Commands
  * never depend on it: without a keeper they stat every work file.
  */
-export async function startIndexKeeper(home: Home, log: (line: string) => void, opts: { foreground?: boolean; onChange?: () => void; idleExitMs?: number } = {}): Promise<IndexKeeper | null> {
+export async function startIndexKeeper(home: Home, log: (line: string) => void, opts: { foreground?: boolean; onChange?: () => void; idleExitMs?: number; takeOver?: boolean } = {}): Promise<IndexKeeper | null> {
+  (globalThis as { [KEEPER_HOST]?: boolean })[KEEPER_HOST] = true;
   if (process.env.HOLON_INDEX === '0') {
     log('index keeper: not started (HOLON_INDEX=0)');
     return null;
   }
-  const other = otherKeeper(home);
+  let other = otherKeeper(home);
+  // A keeper that idles out (one a command started) gives way to holon watch, which keeps it for as
+  // long as it runs.
+  if (other && opts.takeOver && other.idle_exit_ms && liveWatcherPid(home) !== other.pid) {
+    const was = other.pid;
+    try {
+      await stopKeeper(home);
+      log(`index keeper: took over from process ${was} (a keeper that stops when idle)`);
+      other = otherKeeper(home);
+    } catch (err) {
+      log(`index keeper: could not take over from process ${was}: ${(err as Error).message}`);
+    }
+  }
   if (other) {
     log(`index keeper: process ${other.pid} keeps this home's index already`);
     return null;
@@ -102,7 +115,7 @@ export async function startIndexKeeper(home: Home, log: (line: string) => void, 
 export async function stopKeeper(home: Home): Promise<number | null> {
   const pid = otherKeeper(home)?.pid ?? liveHost(home.local);
   if (pid === null) return null;
-  if (liveWatcher(home)?.pid === pid) throw conflict(`the index keeper runs in holon watch (pid ${pid})`, `stop the watcher to stop it (kill ${pid})`);
+  if (liveWatcherPid(home) === pid) throw conflict(`the index keeper runs in holon watch (pid ${pid})`, `stop the watcher to stop it (kill ${pid})`);
   try {
     process.kill(pid, 'SIGTERM');
   } catch (err) {
@@ -115,3 +128,5 @@ export async function stopKeeper(home: Home): Promise<number | null> {
   }
   return pid;
 }
+
+const liveWatcherPid = (home: Home) => liveWatcher(home)?.pid;

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { folderKey, keeperPaths, type KeeperAnswer, type KeeperQuestion } from '../store/index-keeper-files.js';
 import { writeCache } from '../store/cache-file.js';
+import { processStart } from '../store/pid.js';
 import { randomBytes } from '../store/random.js';
 import { keyOf, LOCAL_FS, mdNames, numbers, overflowLimit } from './index-keeper-fs.js';
 
@@ -250,7 +251,6 @@ async function sweep(): Promise<void> {
 let lastAsked = Date.now();
 
 function answerAll(names: string[]): void {
-  lastAsked = Date.now();
   refresh();
   for (const name of names) {
     const file = join(paths.req, name);
@@ -261,6 +261,9 @@ function answerAll(names: string[]): void {
     } catch {
       continue;
     }
+    // A refresh of the keeper's own answers is no use of it: files that change with nobody asking
+    // (a sync tool's pulls) do not keep an idling keeper alive.
+    if (!q.refresh) lastAsked = Date.now();
     // No prototype: an agent may be called `constructor` or `__proto__`.
     const watched: Record<string, number> = Object.create(null);
     for (const [a, v] of watches) watched[a] = v.since;
@@ -311,8 +314,8 @@ function sweepAnswers(): void {
 
 /**
  * With idleExitMs, the keeper stops once that long has passed without a question (a keeper a command
- * started by itself, store/index-auto-start.ts, does not outlive the work on its home). Its own
- * process's questions count: the host's refreshes of the frontier answers come after file changes.
+ * started by itself, store/index-auto-start.ts, does not outlive the work on its home). The questions
+ * of its host's refreshes of the answers (HOLON_INDEX_REFRESHING) do not count (answerAll).
  */
 function idleCheck(): void {
   if (idleExitMs === null) return;
@@ -356,7 +359,7 @@ function start(): void {
     setTimeout(() => void sweep(), sweepMs ?? 30_000);
     // The question folder's identity: a copy of the home (cp -a) carries this file, and its commands
     // must not wait for a keeper that watches the original's folder.
-    writeCache(paths.info, JSON.stringify({ pid: process.pid, started_at: new Date().toISOString(), req: folderKey(paths.req), idle_exit_ms: idleExitMs }), join(local, 'tmp'));
+    writeCache(paths.info, JSON.stringify({ pid: process.pid, started_at: new Date().toISOString(), req: folderKey(paths.req), idle_exit_ms: idleExitMs, start: processStart(process.pid) }), join(local, 'tmp'));
     post({ type: 'ready', text: `keeping the work index (${watches.size} work folder${watches.size === 1 ? '' : 's'} watched${idleExitMs === null ? '' : `; stops after ${Math.round(idleExitMs / 1000)} s without a question`})` });
     lastAsked = Date.now();
     idleCheck();

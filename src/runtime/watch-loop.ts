@@ -107,7 +107,7 @@ export class Watcher {
     if (!this.opts.once) {
       this.files = await watchHome(this.home, () => this.requestPass(DEBOUNCE_MS), (err) => this.fileWatchFailed(err));
       // Keeps the frontier's listing cheap while the watcher runs (runtime/index-keeper.ts).
-      this.keeper = await startIndexKeeper(this.home, this.opts.log, { onChange: this.opts.onIndexChange });
+      this.keeper = await startIndexKeeper(this.home, this.opts.log, { onChange: this.opts.onIndexChange, takeOver: true });
     }
     await this.pass();
   }

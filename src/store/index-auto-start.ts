@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Home } from './home.js';
-import { keeperPaths, liveHost } from './index-keeper-files.js';
+import { KEEPER_HOST, keeperPaths, liveHost } from './index-keeper-files.js';
 import { trace } from './trace.js';
 
 /**
@@ -29,12 +29,25 @@ const RETRY_MS = 10 * 60_000;
 const IDLE_EXIT = '1h';
 
 /** Whether the setting turns the start off, else the number of files from which it starts one. */
+const OFF = new Set(['0', 'off', 'false', 'no']);
+
 function threshold(env: NodeJS.ProcessEnv): number | null {
-  const v = env.HOLON_INDEX_AUTO;
-  if (v === '0' || v === 'off') return null;
-  if (env.CI && env.CI !== 'false' && env.CI !== '0') return null;
+  const v = env.HOLON_INDEX_AUTO?.trim().toLowerCase();
+  if (v && OFF.has(v)) return null;
+  if (env.CI && !OFF.has(env.CI.trim().toLowerCase())) return null;
   return v && Number(v) > 0 ? Number(v) : AUTO_AT;
 }
+
+/** Past this size the keeper's log is started afresh; below it each start appends (a loser's lines too). */
+const LOG_MAX = 1 << 20;
+
+const sizeOf = (path: string) => {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+};
 
 function here(home: Home): string {
   try {
@@ -47,11 +60,12 @@ function here(home: Home): string {
 /** Starts a keeper for this home if it is big enough and none was tried lately (see above); never throws. */
 export function autoStartKeeper(home: Home, files: number): void {
   const at = threshold(process.env);
-  if (at === null || files < at || process.platform !== 'linux') return;
+  // (A process that hosts a keeper, or tried to, never starts another: holon watch, holon index.)
+  if (at === null || files < at || process.platform !== 'linux' || (globalThis as { [KEEPER_HOST]?: boolean })[KEEPER_HOST]) return;
   const paths = keeperPaths(home.local);
   try {
     const ago = Date.now() - statSync(paths.tried).mtimeMs;
-    // (A clock set back makes it negative: tried "in the future", so not again until the clock catches up.)
+    // Either way: a clock set back by less than that waits too, by more tries again.
     if (Math.abs(ago) < RETRY_MS) return trace(`no keeper started (one was started ${Math.round(ago / 1000)} s ago)`);
   } catch {
     // Never tried.
@@ -61,7 +75,7 @@ export function autoStartKeeper(home: Home, files: number): void {
   try {
     mkdirSync(paths.dir, { recursive: true });
     writeFileSync(paths.tried, `${process.pid}\n`);
-    log = openSync(paths.log, 'w');
+    log = openSync(paths.log, sizeOf(paths.log) > LOG_MAX ? 'w' : 'a');
     const bin = fileURLToPath(new URL('../../bin/holon.js', import.meta.url));
     // The keeper's own env: what this command ran with, without its trace or its actor (the answers
     // it computes are the agents' own: runtime/frontier-refresh.ts).

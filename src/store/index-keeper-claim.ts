@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { writeFileAtomic } from './atomic-write.js';
 import { folderKey, keeperPaths, liveHost } from './index-keeper-files.js';
 import { withLock } from './lock.js';
+import { processStart } from './pid.js';
 
 /**
  * Makes this process the host of the home's keeper: null when it is, else the pid of the live process
@@ -16,7 +17,7 @@ export async function claimHost(local: string): Promise<number | null> {
   return withLock(local, 'index-keeper', () => {
     const other = liveHost(local);
     if (other !== null) return other;
-    writeFileAtomic(paths.host, JSON.stringify({ pid: process.pid, dir: folderKey(paths.dir) }) + '\n', join(local, 'tmp'));
+    writeFileAtomic(paths.host, JSON.stringify({ pid: process.pid, dir: folderKey(paths.dir), start: processStart(process.pid) }) + '\n', join(local, 'tmp'));
     return null;
   });
 }

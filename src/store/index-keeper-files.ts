@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { pidAlive } from './pid.js';
+import { sameProcess } from './pid.js';
 
 /**
  * Where an index keeper (runtime/index-keeper.ts) and the commands that ask it meet: local/index/, one
@@ -19,10 +19,18 @@ export const keeperPaths = (local: string) => {
   return { dir, info: join(dir, 'keeper.json'), req: join(dir, 'req'), res: join(dir, 'res'), host: join(dir, 'host.json'), tried: join(dir, 'auto-start'), log: join(dir, 'keeper.log') };
 };
 
+/**
+ * Set on a process that hosts, or tried to host, its home's keeper (holon watch, holon index): it never
+ * starts one by itself as well (index-auto-start.ts).
+ */
+export const KEEPER_HOST = Symbol.for('holon.keeper-host');
+
 /** A question: per agent, the generation its snapshot was marked with, in the epoch they name. */
 export interface KeeperQuestion {
   epoch: string;
   since: Record<string, number>;
+  /** Asked by a keeper's own refresh of the answers (frontier-refresh.ts): not a use that keeps it from idling out. */
+  refresh?: boolean;
 }
 
 /**
@@ -46,6 +54,8 @@ export interface KeeperInfo {
   req?: string;
   /** It stops after this long without a question (`holon index --idle-exit`); null: when stopped. */
   idle_exit_ms?: number | null;
+  /** When its process started (pid.ts processStart): a reused pid is not taken for it. */
+  start?: string | null;
 }
 
 /** A folder's identity (`dev:ino`), as keeper.json records its question folder's; null if no folder is there. */
@@ -71,7 +81,7 @@ export function liveKeeper(local: string): KeeperInfo | string {
   } catch {
     return 'no keeper runs';
   }
-  if (!pidAlive(info.pid)) return `the keeper (pid ${info.pid}) is gone`;
+  if (!sameProcess(info.pid, info.start)) return `the keeper (pid ${info.pid}) is gone`;
   if (info.req !== folderKey(paths.req)) return 'keeper.json names another question folder (a copy of a home?)';
   return info;
 }
@@ -80,8 +90,8 @@ export function liveKeeper(local: string): KeeperInfo | string {
 export function liveHost(local: string): number | null {
   const paths = keeperPaths(local);
   try {
-    const h = JSON.parse(readFileSync(paths.host, 'utf8')) as { pid: number; dir: string | null };
-    return h.pid !== process.pid && pidAlive(h.pid) && h.dir === folderKey(paths.dir) ? h.pid : null;
+    const h = JSON.parse(readFileSync(paths.host, 'utf8')) as { pid: number; dir: string | null; start?: string | null };
+    return h.pid !== process.pid && sameProcess(h.pid, h.start) && h.dir === folderKey(paths.dir) ? h.pid : null;
   } catch {
     return null;
   }

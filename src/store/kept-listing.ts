@@ -4,7 +4,7 @@ import { writeCache, RACY_MS } from './cache-file.js';
 import { readSnapshot, remarkSnapshot } from './graph-index.js';
 import { listAgents, type Home } from './home.js';
 import { autoStartKeeper } from './index-auto-start.js';
-import { keeperPaths, liveKeeper, type KeeperAnswer } from './index-keeper-files.js';
+import { keeperPaths, liveKeeper, type KeeperAnswer, type KeeperQuestion } from './index-keeper-files.js';
 import { randomBytes } from './random.js';
 import { sleepSync } from './sleep-sync.js';
 import { nanFiles, type StatIndex } from './stat-index.js';
@@ -58,7 +58,8 @@ export function askKeeper(home: Home, epoch: string, since: Record<string, numbe
   const res = join(paths.res, name);
   // The rename into req/ is the question and the keeper's probe at once (see index-keeper.ts).
   // (Not a look for the file afterwards: the keeper may have taken it already and not yet answered.)
-  if (!writeCache(join(paths.req, name), JSON.stringify({ epoch, since }), join(home.local, 'tmp'))) return no('cannot write the question to the keeper');
+  const q: KeeperQuestion = { epoch, since, ...(process.env.HOLON_INDEX_REFRESHING === '1' ? { refresh: true } : {}) };
+  if (!writeCache(join(paths.req, name), JSON.stringify(q), join(home.local, 'tmp'))) return no('cannot write the question to the keeper');
   // A monotonic clock: a wall clock set back meanwhile would stretch the wait.
   const now = () => Number(process.hrtime.bigint()) / 1e6;
   const until = now() + waitMs();

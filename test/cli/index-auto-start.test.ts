@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { holon, spawnHolon } from '../helpers/cli.js';
@@ -93,6 +94,45 @@ describe('holon index', () => {
       expect((await p.json(['index', '--status'])).keeper.pid).toBe(winner.pid);
     } finally {
       for (const c of procs) if (c.exitCode === null) c.kill('SIGTERM');
+    }
+  }, 120_000);
+
+  it('holon watch takes over from a keeper that idles out (one a command started)', async () => {
+    const { p } = await home(1);
+    const k = spawnHolon(['index', '--idle-exit', '1h'], { cwd: p.dir, env: { HOLON_INDEX_REFRESH: '0' } });
+    const idling = await until(async () => (await p.json(['index', '--status'])).keeper, 30_000, 'the keeper');
+    expect(idling.pid).toBe(k.pid);
+    const w = startWatch(p.dir);
+    try {
+      await w.waitFor(new RegExp(`took over from process ${k.pid}`));
+      await w.waitFor(/index keeper: keeping the work index/);
+      expect(await new Promise((r) => (k.exitCode !== null ? r(k.exitCode) : k.on('exit', (c) => r(c))))).toBe(0);
+      expect((await p.json(['index', '--status'])).keeper.pid).toBe(w.child.pid);
+    } finally {
+      await w.stop();
+    }
+  }, 120_000);
+
+  it('a pid that names another process now (a keeper killed outright, its pid reused) is neither trusted nor signalled', async () => {
+    const { p } = await home(1);
+    const other = spawn('sleep', ['120']);
+    try {
+      const dir = join(p.home, 'local/index');
+      mkdirSync(join(dir, 'req'), { recursive: true });
+      const key = (d: string) => `${statSync(d).dev}:${statSync(d).ino}`;
+      // As a keeper writes them, but its process start is not that of the process with the pid now.
+      writeFileSync(join(dir, 'keeper.json'), JSON.stringify({ pid: other.pid, started_at: '2026-12-01T00:00:00Z', req: key(join(dir, 'req')), idle_exit_ms: null, start: '1' }));
+      writeFileSync(join(dir, 'host.json'), JSON.stringify({ pid: other.pid, dir: key(dir), start: '1' }));
+      expect((await p.json(['index', '--status'])).keeper).toBeNull();
+      expect((await p.json(['index', '--stop'])).stopped).toBeNull();
+      expect(other.exitCode).toBeNull();
+      expect(gone(other.pid!)).toBe(false);
+      // Nor does it block a keeper from starting.
+      const k = spawnHolon(['index'], { cwd: p.dir, env: { HOLON_INDEX_REFRESH: '0' } });
+      expect((await until(async () => (await p.json(['index', '--status'])).keeper, 30_000, 'the keeper')).pid).toBe(k.pid);
+      expect((await p.h(['index', '--stop'])).stdout).toMatch(new RegExp(`stopped the index keeper \\(process ${k.pid}\\)`));
+    } finally {
+      other.kill('SIGKILL');
     }
   }, 120_000);
 

@@ -41,13 +41,12 @@ export async function run(ctx: Ctx, _args: string[], opts: Opts): Promise<void> 
   // leave its heap grown (at 50,000 items some 60 MB more resident, for as long as it runs).
   const refresher = frontierRefresher(home, refreshInChild(home, ctx.cwd, ctx.env), log, ctx.env);
   const keeper = await startIndexKeeper(home, log, { foreground: true, onChange: refresher.changed, idleExitMs });
-  if (!keeper || !(await keeper.ready)) {
+  if (!keeper) {
     refresher.stop();
-    await keeper?.stop();
     process.exitCode = 1;
     return;
   }
-  refresher.changed();
+  // Before it is ready too: a stop while it starts (holon index --stop) still forgets its claim.
   let signalled = false;
   const stop = (sig: string) => {
     signalled = true;
@@ -57,6 +56,13 @@ export async function run(ctx: Ctx, _args: string[], opts: Opts): Promise<void> 
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
+  if (!(await keeper.ready)) {
+    refresher.stop();
+    await keeper.stop();
+    if (!signalled) process.exitCode = 1;
+    return;
+  }
+  refresher.changed();
   const how = await keeper.exited;
   refresher.stop();
   // Ended on its own (its home removed): not a clean stop; idle past --idle-exit is one.

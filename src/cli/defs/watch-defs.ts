@@ -19,8 +19,8 @@ export function defineWatchCommands(program: Command): void {
     .option('--status', 'say whether a keeper serves this home, and exit')
     .option('--stop', 'stop the keeper of this home (one that `holon index` runs, or a command started), and exit')
     .option('--idle-exit <duration>', 'stop after this long without a question (e.g. 1h; a keeper a command starts by itself uses 1h)')
-    .option('--json', 'with --status: print {keeper: {pid, started_at, idle_exit_ms} | null}; with --stop: {stopped: pid | null}')
-    .addHelpText('after', '\nWithout a keeper every command stats each work file; the answers are the same either way. In a home of 2,000 work files or more, `holon frontier` and `holon pick` start one by themselves (HOLON_INDEX_AUTO=0 turns that off). See docs/frontier.md, "The index keeper".')
+    .option('--json', 'with --status: print {keeper: {pid, started_at, req, idle_exit_ms, start} | null}; with --stop: {stopped: pid | null}')
+    .addHelpText('after', '\nWithout a keeper every command stats each work file; the answers are the same either way. On Linux, a command that had to stat every one of 2,000 work files or more (frontier, pick, resume, prime) starts a keeper by itself, with --idle-exit 1h; not under CI, with HOLON_INDEX_AUTO=0, or within 10 minutes of the last start. See docs/frontier.md, "The index keeper".')
     .action(lazy(() => import('../commands/keep-index.js')));
 
   const runs = program

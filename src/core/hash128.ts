@@ -1,20 +1,18 @@
 /**
- * A 128-bit hash of a sequence of strings and byte arrays (MurmurHash3's x86_128 block and
- * finalizer, fed 32-bit words), for cache fingerprints: which inputs an answer was made from. Not a
+ * A 128-bit hash of a sequence of short strings (MurmurHash3's x86_128 block and finalizer, fed
+ * 32-bit words), for cache fingerprints: which inputs an answer was made from. Not a
  * cryptographic hash, and not one of the files' bytes (git's blob ids are SHA-1 for that): two states
  * of a home collide by accident with odds of about 2^-128. Why not node:crypto's SHA-1, as before: loading
  * node:crypto (it brings node's streams) cost a reused frontier some 5 ms, a third of its own work.
  *
- * Each update is framed (its length and kind mixed in after it), so ("ab", "c") and ("a", "bc") differ.
- * A string is hashed as its UTF-16 code units, two per word: the same string always gives the same words.
+ * Each update is framed (its length mixed in after it), so ("ab", "c") and ("a", "bc") differ. Big
+ * inputs (a listing's names and numbers) go to SHA-1 natively first (stat-index.ts listingDigest): a
+ * JS loop over megabytes costs more than loading node:crypto, ten times more with V8's optimizer off.
  */
 const C1 = 0x239b961b;
 const C2 = 0xab0e9789;
 const C3 = 0x38b34ae5;
 const C4 = 0xa1e38b93;
-
-/** Words are read little-endian: a Uint32Array view gives that only on a little-endian machine. */
-const LITTLE = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 const rotl = (x: number, r: number) => (x << r) | (x >>> (32 - r));
 
@@ -67,30 +65,13 @@ export class Hash128 {
     }
   }
 
-  /** Mixes in a string (kind 1), or bytes (kind 2), followed by its frame. */
-  update(x: string | Uint8Array): this {
-    if (typeof x === 'string') {
-      const len = x.length;
-      let i = 0;
-      for (; i + 1 < len; i += 2) this.word(x.charCodeAt(i) | (x.charCodeAt(i + 1) << 16));
-      if (i < len) this.word(x.charCodeAt(i));
-      this.word(len);
-      this.word(1);
-      return this;
-    }
-    const len = x.byteLength;
-    const whole = len >>> 2;
-    if (LITTLE && x.byteOffset % 4 === 0) {
-      const u = new Uint32Array(x.buffer, x.byteOffset, whole);
-      for (let i = 0; i < whole; i++) this.word(u[i]);
-    } else {
-      for (let i = 0; i < whole; i++) this.word(x[4 * i] | (x[4 * i + 1] << 8) | (x[4 * i + 2] << 16) | (x[4 * i + 3] << 24));
-    }
-    let tail = 0;
-    for (let i = whole * 4; i < len; i++) tail |= x[i] << (8 * (i - whole * 4));
-    this.word(tail);
+  /** Mixes in a string (its UTF-16 code units, two per word), followed by its length. */
+  update(x: string): this {
+    const len = x.length;
+    let i = 0;
+    for (; i + 1 < len; i += 2) this.word(x.charCodeAt(i) | (x.charCodeAt(i + 1) << 16));
+    if (i < len) this.word(x.charCodeAt(i));
     this.word(len);
-    this.word(2);
     return this;
   }
 

@@ -18,13 +18,14 @@ export async function pick(ctx: OpsCtx, ref: WorkRef): Promise<{ agent: string; 
 }
 
 /**
- * The last part of a reused answer (its cached bytes after `now`, which comes before every channel:
- * frontier-cache.ts withNow) when it holds the runnable channel: read there, the megabytes of the whole
- * answer at 50,000 items are not copied into one buffer first. Null for any other answer.
+ * The answer's last part when the runnable channel starts in it (a reused answer: the cached bytes after
+ * `now`, which comes before every channel, frontier-cache.ts withNow): the channel's entries all follow
+ * its start, so they are read there, and the megabytes of the whole answer at 50,000 items are not
+ * copied into one buffer first. Null otherwise.
  */
 function channelsPart(parts: Array<string | Uint8Array>): Buffer | null {
   const last = parts[parts.length - 1];
-  if (parts.length > 3 || typeof last === 'string' || parts.slice(0, -1).some((p) => typeof p !== 'string' && p.byteLength > 4096)) return null;
+  if (typeof last === 'string') return null;
   const b = Buffer.from(last.buffer, last.byteOffset, last.byteLength);
   return b.includes('\n  "runnable": [') ? b : null;
 }

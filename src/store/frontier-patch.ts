@@ -228,12 +228,10 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
   // At most every old entry, each affected one and each one brought into view from the cut.
   const quads = new Float64Array(q.length + PER * 2 * affected.size);
   let qn = 0;
-  const putQuad = (a: number, b: number, c: number, d: number, e: number) => {
-    quads[qn++] = a;
-    quads[qn++] = b;
-    quads[qn++] = c;
-    quads[qn++] = d;
-    quads[qn++] = e;
+  /** The numbers of `n` entries of the old answer, from its entry `at` on, as they were. */
+  const keepQuads = (at: number, n: number) => {
+    quads.set(q.subarray(PER * at, PER * (at + n)), qn);
+    qn += PER * n;
   };
   const channels: Array<[number, number]> = [];
   const cutNow: CutIndex['entries'] = [];
@@ -253,8 +251,7 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
     const name = CHANNELS[c];
     if (!touched[c]) {
       parts.push(Buffer.from(',\n'), text.subarray(marks[c] + 1, marks[c + 1] - 1));
-      quads.set(q.subarray(PER * starts[c], PER * (starts[c] + count)), qn);
-      qn += PER * count;
+      keepQuads(starts[c], count);
       channels.push([count, index.channels[c][1]]);
       if (c === NR) {
         cutNow.push(...cutWas);
@@ -295,8 +292,7 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
     for (let to = 0; to < shown; to++) {
       const mem = members[to];
       if ('j' in mem) {
-        const n = PER * (starts[c] + mem.j);
-        putQuad(q[n], q[n + 1], q[n + 2], q[n + 3], q[n + 4]);
+        keepQuads(starts[c] + mem.j, 1);
         if (runFrom >= 0 && mem.j === runTo + 1) runTo = mem.j;
         else {
           flush();
@@ -323,7 +319,8 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
       }
       const block = blockOf(e);
       const [k, i] = where.get(id) ?? give('an entry is not placed');
-      putQuad(k, i, snaps[k].titles[i], snaps[k].prios[i], block.length);
+      quads.set([k, i, snaps[k].titles[i], snaps[k].prios[i], block.length], qn);
+      qn += PER;
       out.push(block, Buffer.from(',\n'));
     }
     flush();

@@ -77,9 +77,9 @@ export function autoStartKeeper(home: Home, files: number): void {
     writeFileSync(paths.tried, `${process.pid}\n`);
     log = openSync(paths.log, sizeOf(paths.log) > LOG_MAX ? 'w' : 'a');
     const bin = fileURLToPath(new URL('../../bin/holon.js', import.meta.url));
-    // The keeper's own env: what this command ran with, without its trace or its actor (the answers
-    // it computes are the agents' own: runtime/frontier-refresh.ts).
-    const { HOLON_TRACE_INDEX: _t, HOLON_ACTOR: _a, ...env } = process.env;
+    // What this command ran with, but its trace (refreshEnv, runtime/frontier-refresh.ts, leaves out
+    // the actor where the keeper computes answers).
+    const { HOLON_TRACE_INDEX: _t, ...env } = process.env;
     // In this command's folder: the checkout its answers are computed for is this command's (ops/frontier.ts).
     const child = spawn(process.execPath, [bin, '--home', home.dir, 'index', '--idle-exit', IDLE_EXIT], { cwd: here(home), env, detached: true, stdio: ['ignore', log, log] });
     child.on('error', () => undefined);

@@ -1,6 +1,5 @@
 import { Hash128 } from '../core/hash128.js';
 import { randomBytes } from './random.js';
-import { listingDigest } from './stat-index.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Workspace } from '../core/frontier.js';
@@ -93,16 +92,13 @@ function baseHash(home: Home, agent: string, holder: string, view: FrontierView)
 
 /**
  * The fingerprint of everything the answer was made from that a listing shows: per agent its names and
- * numbers, as listingDigest (stat-index.ts). A listing rebuilt from its snapshot with no file stat'ed
- * again has the snapshot's names and numbers, whose digest the snapshot stores: a reused answer then
- * hashes a few hundred bytes, and never loads node:crypto (some 5 ms, a third of its work).
+ * numbers, as the listing's part (work-listing.ts: the digest its snapshot stores, chained with the few
+ * numbers stat'ed again that moved, or a SHA-1 of them all). A reused answer then hashes a few hundred
+ * bytes, and never loads node:crypto (some 5 ms, a third of its work).
  */
 export function frontierFingerprint(home: Home, agent: string, holder: string, view: FrontierView, listings: Listing[]): string {
   const h = baseHash(home, agent, holder, view);
-  for (const l of listings) {
-    const kept = l.snapshot && l.looked?.length === 0 && l.snapshot.digest ? l.snapshot.digest : '';
-    h.update(`\0${l.agent}\0${l.count}\0${kept || listingDigest(l.joined, l.stats)}`);
-  }
+  for (const l of listings) h.update(`\0${l.agent}\0${l.count}\0${l.part}`);
   return h.digest();
 }
 

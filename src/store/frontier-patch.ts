@@ -6,12 +6,12 @@ import type { WorkItem } from '../core/types.js';
 import type { CutIndex } from './frontier-cut.js';
 import type { DepIndex } from './frontier-deps.js';
 import { blockOf, channelText, entryAt, PER, type ChannelText } from './frontier-entry-text.js';
-import { hiddenSums, namesSig, type TitleIndex } from './frontier-titles.js';
+import { hiddenSums, type TitleIndex } from './frontier-titles.js';
 import type { FrontierHeader } from './frontier-cache.js';
 import type { Entry } from './graph-entry.js';
 import { itemOf } from './graph-slim.js';
 import type { Home } from './home.js';
-import type { Titled } from './stat-index.js';
+import { snapshotSig, type Titled } from './stat-index.js';
 import type { Listing } from './work-listing.js';
 import { trace } from './trace.js';
 import { give, keptEntry, nextDeps, sortedCodes, Unpatchable, type Judged } from './frontier-patch-parts.js';
@@ -90,7 +90,7 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
   const snaps = listings.map((l, k) => {
     const snap = x.snapshots[l.agent];
     const was = index.listings[k];
-    if (was.agent !== l.agent || !snap || snap.names !== l.joined || was.sig !== namesSig(l.joined)) give('other listings');
+    if (was.agent !== l.agent || !snap || snap.names !== l.joined || was.sig !== snapshotSig(snap)) give('other listings');
     return snap;
   });
   // Only not_runnable is ever cut in the default view; the answer lists no problem records.

@@ -1,9 +1,9 @@
 import { entryOrderKey, type Frontier, type FrontierEntry } from '../core/frontier.js';
 import { CHANNELS } from '../core/frontier-codes.js';
-import type { Titled } from './stat-index.js';
+import { snapshotSig, type Titled } from './stat-index.js';
 import type { Listing } from './work-listing.js';
 import type { Home } from './home.js';
-import { contentHash, HASH_MOD, subHash } from './graph-index.js';
+import { HASH_MOD, subHash } from './graph-index.js';
 import { channelText, patchChannel, PER } from './frontier-entry-text.js';
 import { cutIndexOf, stillLeftOut, type CutIndex } from './frontier-cut.js';
 
@@ -58,8 +58,6 @@ export interface TitleIndex {
  * replacement), some 3-10 ms of cpu apiece at 25,000 entries, more than running them unoptimized.
  */
 const LONG_INDEX = 2000;
-
-export const namesSig = (joined: string) => String(contentHash(joined));
 
 /**
  * Per listing, the priority sum of the files the index does not show: its snapshot's sum less the
@@ -126,7 +124,7 @@ export function titleIndexOf(listings: Listing[], snapshots: Record<string, Titl
     where,
     listings: listings.map((l, k) => {
       const snap = snapshots[l.agent];
-      return { agent: l.agent, sig: namesSig(l.joined), titles: snap.sums[1], prios: snap.sums[2], hidden: hidden[k] };
+      return { agent: l.agent, sig: snapshotSig(snap), titles: snap.sums[1], prios: snap.sums[2], hidden: hidden[k] };
     }),
     channels: CHANNELS.map((c) => [f[c].length, f.truncated[c] ?? 0]),
     quads,
@@ -188,7 +186,7 @@ export function currentTitles(home: Home, text: Buffer, index: TitleIndex, listi
     const l = listings[k];
     const snap = snapshots[l.agent];
     const x = index.listings[k];
-    if (x.agent !== l.agent || !snap || snap.names !== l.joined || x.sig !== namesSig(l.joined)) return null;
+    if (x.agent !== l.agent || !snap || snap.names !== l.joined || x.sig !== snapshotSig(snap)) return null;
     if (snap.sums[1] !== x.titles || snap.sums[2] !== x.prios) same = false;
     snaps.push(snap);
   }

@@ -155,8 +155,8 @@ const idxOf = (cachePath: string) => cachePath.slice(0, -'.json'.length) + '.idx
 export const readSnapshot = (listingCachePath: string) => readStatIndex(idxOf(listingCachePath), GRAPH_STAMP);
 
 /** The snapshot stored again under another mark (its names and numbers are those of a listing made under it). */
-export const remarkSnapshot = (home: Home, listingCachePath: string, snap: StatIndex, mark: string) =>
-  writeStatIndex(idxOf(listingCachePath), { ...snap, mark }, GRAPH_STAMP, join(home.local, 'tmp'), snap.digest || undefined);
+export const remarkSnapshot = (home: Home, listingCachePath: string, snap: StatIndex, mark: string, digest = snap.digest || undefined) =>
+  writeStatIndex(idxOf(listingCachePath), { ...snap, mark }, GRAPH_STAMP, join(home.local, 'tmp'), digest);
 
 /**
  * Reads the listed items: cached entries where the key still matches, a parse where it does not. An
@@ -276,7 +276,8 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph, conte
     return;
   }
   // Also when the snapshot is missing or another build's (whose hashes this build cannot use).
-  if (patch.length || listing.remark || !statIndexStamped(idxOf(cachePath), GRAPH_STAMP)) writeStatIndex(idxOf(cachePath), idx, GRAPH_STAMP, join(home.local, 'tmp'));
+  // Its digest is the listing's part: the answer made from this listing is stored under that.
+  if (patch.length || listing.remark || !statIndexStamped(idxOf(cachePath), GRAPH_STAMP)) writeStatIndex(idxOf(cachePath), idx, GRAPH_STAMP, join(home.local, 'tmp'), listing.part);
 }
 
 /**
@@ -324,15 +325,15 @@ export function quickDigest(home: Home, listing: Listing): { digest: number; sna
     for (let i = 0; i < listing.count; i++) if (!look(i)) return null;
   }
   if (patch.length) {
-    // Its numbers moved: the stored listing digest is not theirs (writeStatIndex computes it anew).
-    idx.digest = '';
+    // Its numbers moved: now the listing's (where it stores NaN, any numbers do: stat-index.ts).
+    idx.digest = listing.part;
     try {
       appendFileSync(logOf(cachePath), patch.join(''));
     } catch {
       // The graph cache then parses these files itself.
     }
   }
-  if (patch.length || listing.remark) writeStatIndex(idxOf(cachePath), { ...idx, mark: listing.mark }, GRAPH_STAMP, join(home.local, 'tmp'));
+  if (patch.length || listing.remark) writeStatIndex(idxOf(cachePath), { ...idx, mark: listing.mark }, GRAPH_STAMP, join(home.local, 'tmp'), listing.part);
   return { digest: idx.sums[0], snapshot: idx, changed };
 }
 

@@ -147,7 +147,7 @@ export function listKept(home: Home, agents = listAgents(home), longWork: (files
     // A snapshot the keeper could not vouch for, found equal to this listing made under its answer, is
     // stored under that answer's mark now: a reused answer writes nothing else, and without this every
     // later call would list in full again.
-    if (!vouched && l && s && markOf && sameNumbers(s, l)) remarkSnapshot(home, l.cachePath, s, markOf);
+    if (!vouched && l && s && markOf && sameNumbers(s, l)) remarkSnapshot(home, l.cachePath, s, markOf, l.part);
     if (!vouched) trace(`${a}: every file stat'ed (${!s ? 'no snapshot' : !m ? 'snapshot made without a keeper' : watchedSince === undefined ? 'folder not watched' : !answer.changed ? 'too many changes, or another epoch' : m[0] !== answer.epoch ? 'snapshot of another epoch' : 'snapshot older than the watch'})`);
     if (l) out.push(l);
   }

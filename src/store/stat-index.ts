@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { Hash128 } from '../core/hash128.js';
 import { writeCache } from './cache-file.js';
+import { contentHash } from './graph-entry.js';
 
 /**
  * A snapshot of one agent's work folder as the graph cache last read it: the file names (one string,
@@ -18,22 +20,30 @@ import { writeCache } from './cache-file.js';
  * The mark says which index keeper vouches for the numbers (kept-listing.ts): `EPOCH:GEN`, the keeper's
  * generation when it answered before the files were listed, or '' when they were listed without one.
  *
- * The digest is listingDigest of the names and numbers, the part of the frontier's fingerprint a
- * listing gives (frontier-cache.ts): a listing rebuilt from the snapshot with no file stat'ed again
- * has exactly these names and numbers, so its part is read here instead of hashing megabytes again.
- * It is '' where a number is NaN (no listing can equal those numbers).
+ * The digest names the names and numbers, the part of the frontier's fingerprint a listing gives
+ * (frontier-cache.ts, Listing.part): listingDigest of them all, or chainedDigest of the snapshot they
+ * were patched from. A listing rebuilt from the snapshot with no file stat'ed again has exactly these
+ * names and numbers, so its part is read here instead of hashing megabytes again. Where a number is
+ * NaN, the digest may name any numbers there (a listing's, stored as NaN because racy): a listing
+ * rebuilt from the snapshot stats those files again, and they count as moved (chainedDigest), so
+ * what a digest chained from it names never depends on them. '' when not known.
+ *
+ * The names' signature (namesSig) is what the frontier's title index checks the names by
+ * (frontier-titles.ts); stored here, it is copied with the names, and a patched frontier hashes no
+ * 700 kB of names (nor loads node:crypto to do it).
  *
  * Layout (little-endian): u32 magic, u32 count, u32 byte length of the names, u32 byte length of the
  * stamp, u32 byte length of the mark, the writer's stamp (UTF-8), the mark (UTF-8), the digest (40
- * bytes, hex, or spaces), the names (UTF-8,
+ * bytes, hex, or spaces), the names' signature (16 bytes, digits, or spaces), the names (UTF-8,
  * '\n' between them), padding to 8 bytes, count*4 f64 numbers, count f64 hashes, count f64 title hashes,
  * count f64 priority hashes, and the three sums (f64).
  */
 
-// 'HOL6': the layout with the listing digest (HOL5 had priority hashes, HOL4 title hashes, HOL3 the
+// 'HOL7': the layout with the names' signature (HOL6 had the listing digest, HOL5 had priority hashes, HOL4 title hashes, HOL3 the
 // keeper's mark, HOL2 the stamp only, HOL1 neither: all are foreign).
-const MAGIC = 0x484f4c36;
+const MAGIC = 0x484f4c37;
 const DIGEST = 40;
+const SIG = 16;
 const PER_FILE = 7;
 const SUMS = 3;
 const FIXED = 20;
@@ -55,8 +65,10 @@ export interface StatIndex {
   sums: Float64Array;
   /** `EPOCH:GEN` of the index keeper that vouches for `stats`, or ''. */
   mark: string;
-  /** listingDigest(names, stats) as stored ('' where a number is NaN); set by writeStatIndex. */
+  /** What names `names` and `stats` (see above), as stored; set by writeStatIndex. */
   digest?: string;
+  /** namesSig(names), as stored (set by writeStatIndex), or once computed (snapshotSig). */
+  sig?: string;
 }
 
 /**
@@ -67,8 +79,43 @@ export function listingDigest(names: string, stats: Float64Array): string {
   return createHash('sha1').update(names).update('\0').update(new Uint8Array(stats.buffer, stats.byteOffset, stats.byteLength)).digest('hex');
 }
 
+/**
+ * The digest of a snapshot's names and numbers with the numbers at `looked` now those in `now` (the
+ * stats of a listing rebuilt from it, kept-listing.ts): the snapshot's digest itself when none differs,
+ * else a hash of it and of each position that differs with its new numbers, in position order. A
+ * digest names one state of names and numbers (the snapshot's, by induction), and the differences
+ * applied to it give one state: two states never share one. The same state reached another way may
+ * get another digest: then an answer is not reused by its fingerprint, and the graph digest's path
+ * (ops/frontier.ts) finds it. Costs the few files stat'ed again, not the 2 MB a SHA-1 of 50,000 files
+ * reads, and needs no node:crypto.
+ */
+export function chainedDigest(digest: string, looked: readonly number[], old: Float64Array, now: Float64Array): string {
+  const differs: number[] = [];
+  for (const i of looked) {
+    const j = 4 * i;
+    if (old[j] !== now[j] || old[j + 1] !== now[j + 1] || old[j + 2] !== now[j + 2] || old[j + 3] !== now[j + 3]) differs.push(i);
+  }
+  if (!differs.length) return digest;
+  differs.sort((a, b) => a - b);
+  const h = new Hash128().update(digest);
+  let last = -1;
+  for (const i of differs) {
+    if (i === last) continue;
+    last = i;
+    h.update(`${i}:${now[4 * i]}:${now[4 * i + 1]}:${now[4 * i + 2]}:${now[4 * i + 3]}`);
+  }
+  // 'c' and 32 hex digits: never a SHA-1's 40.
+  return `c${h.digest()}`;
+}
+
 /** What the frontier's entry check reads of a snapshot (frontier-titles.ts): names, title and priority hashes. */
-export type Titled = Pick<StatIndex, 'names' | 'titles' | 'prios' | 'sums'>;
+export type Titled = Pick<StatIndex, 'names' | 'titles' | 'prios' | 'sums' | 'sig'>;
+
+/** A signature of a listing's names (one string, '\n' between them). */
+export const namesSig = (names: string) => String(contentHash(names));
+
+/** The signature of a snapshot's names: the stored one, else computed once. */
+export const snapshotSig = (snap: Titled): string => (snap.sig ||= namesSig(snap.names));
 
 const pad8 = (n: number) => (n + 7) & ~7;
 
@@ -94,7 +141,7 @@ export function readStatIndex(path: string, stamp: string): StatIndex | null {
   const count = buf.readUInt32LE(4);
   const namesLen = buf.readUInt32LE(8);
   const markEnd = stampEnd + buf.readUInt32LE(16);
-  const head = markEnd + DIGEST;
+  const head = markEnd + DIGEST + SIG;
   const at = pad8(head + namesLen);
   if (buf.length !== at + (count * PER_FILE + SUMS) * 8) return null;
   // Copied out: a Float64Array view needs an 8-aligned offset into the buffer's memory.
@@ -103,21 +150,22 @@ export function readStatIndex(path: string, stamp: string): StatIndex | null {
   return {
     names: buf.toString('utf8', head, head + namesLen), count, stats: numbers.subarray(0, count * 4), hashes: numbers.subarray(count * 4, count * 5),
     titles: numbers.subarray(count * 5, count * 6), prios: numbers.subarray(count * 6, count * 7), sums: numbers.subarray(count * 7), mark: buf.toString('utf8', stampEnd, markEnd),
-    digest: buf.toString('latin1', markEnd, head).trim(),
+    digest: buf.toString('latin1', markEnd, markEnd + DIGEST).trim(), sig: buf.toString('latin1', markEnd + DIGEST, head).trim(),
   };
 }
 
 /**
- * Writes a snapshot whole. `digest`: its listing digest when the caller knows it (the names and numbers
- * of a snapshot read and stored again unchanged); else it is computed here, unless a number is NaN.
+ * Writes a snapshot whole. `digest`: the digest of its names and numbers when the caller knows it (a
+ * listing's part, of the same names and numbers but where the snapshot stores NaN); else it is
+ * computed here.
  */
 export function writeStatIndex(path: string, idx: StatIndex, stamp: string, tmpDir: string, digest?: string): void {
   const stats = idx.stats.subarray(0, idx.count * 4);
-  const sum = digest ?? (stats.includes(NaN) ? '' : listingDigest(idx.names, stats));
+  const sum = digest ?? listingDigest(idx.names, stats);
   const names = Buffer.from(idx.names, 'utf8');
   const st = Buffer.from(stamp, 'utf8');
   const mark = Buffer.from(idx.mark, 'utf8');
-  const head = FIXED + st.length + mark.length + DIGEST;
+  const head = FIXED + st.length + mark.length + DIGEST + SIG;
   const at = pad8(head + names.length);
   const buf = Buffer.alloc(at + (idx.count * PER_FILE + SUMS) * 8);
   buf.writeUInt32LE(MAGIC, 0);
@@ -128,6 +176,7 @@ export function writeStatIndex(path: string, idx: StatIndex, stamp: string, tmpD
   st.copy(buf, FIXED);
   mark.copy(buf, FIXED + st.length);
   buf.write(sum.padEnd(DIGEST, ' '), FIXED + st.length + mark.length, DIGEST, 'latin1');
+  buf.write(snapshotSig(idx).padEnd(SIG, ' '), FIXED + st.length + mark.length + DIGEST, SIG, 'latin1');
   names.copy(buf, head);
   buf.set(new Uint8Array(idx.stats.buffer, idx.stats.byteOffset, idx.count * 32), at);
   buf.set(new Uint8Array(idx.hashes.buffer, idx.hashes.byteOffset, idx.count * 8), at + idx.count * 32);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { RACY_MS } from './cache-file.js';
 import { listAgents, type Home } from './home.js';
 import { workDir } from './work-store.js';
-import type { StatIndex } from './stat-index.js';
+import { chainedDigest, listingDigest, type StatIndex } from './stat-index.js';
 
 /**
  * Lists the agents' work files with their keys, in this process: one readdir, one stat per `.md` name
@@ -159,7 +159,17 @@ export interface Listing {
   cachePath: string;
   /** The names joined by '\n', built on first use. */
   readonly joined: string;
+  /**
+   * What names its names and numbers (its part of the frontier's fingerprint, and the digest of a
+   * snapshot stored from it): rebuilt from a snapshot with a digest and at most CHAIN_MAX files stat'ed
+   * again, that digest chained with the numbers that moved (stat-index.ts chainedDigest); else
+   * listingDigest of them all, on first use.
+   */
+  readonly part: string;
 }
+
+/** Past this many files stat'ed again, a listing's part is a SHA-1 of all its numbers (a few ms) rather than a chain. */
+const CHAIN_MAX = 512;
 
 export const keyAt = (stats: Float64Array, i: number) => `${stats[4 * i]}:${stats[4 * i + 1]}:${Math.round(stats[4 * i + 2] * 1000)}:${Math.round(stats[4 * i + 3] * 1000)}`;
 
@@ -178,6 +188,8 @@ export function makeListing(home: Home, agent: string, listed: Omit<Stated, 'nam
   const names = () => (list ??= lazy!.all());
   let keys: Map<string, string> | undefined;
   let joined = o.joined;
+  // Now, while the snapshot's numbers are as read (a patch of the graph moves them in place: graph-index.ts).
+  let part = snapshot?.digest && looked && looked.length <= CHAIN_MAX ? chainedDigest(snapshot.digest, looked, snapshot.stats, stats) : undefined;
   return {
     stats, racy, irregular, linked, agent, mark, snapshot, looked, remark, cachePath: join(home.local, 'cache', `graph-${agent}.json`),
     count: lazy ? lazy.count : list!.length,
@@ -187,6 +199,9 @@ export function makeListing(home: Home, agent: string, listed: Omit<Stated, 'nam
     },
     get joined() {
       return (joined ??= names().join('\n'));
+    },
+    get part() {
+      return (part ??= listingDigest(this.joined, stats));
     },
     get keys() {
       if (!keys) {

@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { sha1Hex, sha1HexJs, sha1HexNative } from '../../src/store/sha1.js';
+import { chainedDigest } from '../../src/store/stat-index.js';
+
+/**
+ * The content hashes (store/sha1.ts) come from JS for a process's first few texts and from node:crypto
+ * after: both must give one digest for every text, or a file hashed by one would look changed to the other.
+ */
+describe('sha1Hex', () => {
+  const texts = ['', 'a', 'abc', 'x'.repeat(55), 'x'.repeat(56), 'x'.repeat(64), 'x'.repeat(1000), 'é ü 漢字 🙂', 'lone \ud800 high', 'lone \udc00 low', 'tail \ud83d', `---\nid: "w-1"\ntitle: "Task"\n---\n`];
+  it('gives node:crypto\'s SHA-1 of the UTF-8 bytes, in JS and natively, lone surrogates too', () => {
+    for (const t of texts) {
+      const want = createHash('sha1').update(Buffer.from(t, 'utf8')).digest('hex');
+      expect(sha1HexJs(t)).toBe(want);
+      expect(sha1HexNative(t)).toBe(want);
+      expect(sha1Hex(t)).toBe(want);
+    }
+  });
+
+  it('stays the same past the texts it hashes in JS', () => {
+    for (let i = 0; i < 600; i++) expect(sha1Hex(`text ${i}`)).toBe(createHash('sha1').update(`text ${i}`).digest('hex'));
+  });
+});
+
+/** A listing's part of the frontier fingerprint, chained from its snapshot's digest (stat-index.ts). */
+describe('chainedDigest', () => {
+  const old = Float64Array.of(1, 10, 100, 100, 2, 20, 200, 200, 3, 30, 300, 300);
+  const moved = (i: number, by: number) => {
+    const s = new Float64Array(old);
+    s[4 * i + 2] += by;
+    return s;
+  };
+  it('is the snapshot\'s digest where nothing stat\'ed again moved', () => {
+    expect(chainedDigest('d0', [], old, old)).toBe('d0');
+    expect(chainedDigest('d0', [0, 2], old, new Float64Array(old))).toBe('d0');
+  });
+
+  it('names the numbers that moved, whatever order or repeats the positions come in', () => {
+    const now = moved(1, 5);
+    const d = chainedDigest('d0', [1], old, now);
+    expect(d).toMatch(/^c[0-9a-f]{32}$/);
+    expect(chainedDigest('d0', [2, 1, 1, 0], old, now)).toBe(d);
+    expect(chainedDigest('d1', [1], old, now)).not.toBe(d);
+    expect(chainedDigest('d0', [1], old, moved(1, 6))).not.toBe(d);
+    expect(chainedDigest('d0', [2], old, moved(2, 5))).not.toBe(d);
+  });
+
+  it('counts a NaN of the snapshot (a racy file) as moved', () => {
+    const racy = new Float64Array(old);
+    racy.fill(NaN, 4, 8);
+    expect(chainedDigest('d0', [1], racy, old)).not.toBe('d0');
+  });
+});

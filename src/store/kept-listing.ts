@@ -127,7 +127,7 @@ export function listKept(home: Home, agents = listAgents(home), longWork: (files
   if ('why' in answer) {
     trace(`every file stat'ed (${answer.why})`);
     agents.forEach(long);
-    const listed = listAllMarked(home, agents, () => '');
+    const listed = listAllMarked(home, agents, () => '', snaps);
     if (answer.absent) autoStartKeeper(home, listed.reduce((n, l) => n + l.count, 0));
     return listed;
   }
@@ -143,7 +143,7 @@ export function listKept(home: Home, agents = listAgents(home), longWork: (files
     const m = s && splitMark(s.mark);
     const vouched = s && m && answer.changed && m[0] === answer.epoch && watchedSince !== undefined && m[1] >= watchedSince;
     if (!vouched) long(a);
-    const l = vouched ? rebuilt(home, a, s, reported, markOf) : listAgentWork(home, a, markOf);
+    const l = vouched ? rebuilt(home, a, s, reported, markOf) : listAgentWork(home, a, markOf, s);
     // A snapshot the keeper could not vouch for, found equal to this listing made under its answer, is
     // stored under that answer's mark now: a reused answer writes nothing else, and without this every
     // later call would list in full again.
@@ -166,10 +166,10 @@ function sameNumbers(s: StatIndex, l: Listing): boolean {
   return true;
 }
 
-function listAllMarked(home: Home, agents: string[], markOf: (a: string) => string): Listing[] {
+function listAllMarked(home: Home, agents: string[], markOf: (a: string) => string, snaps: Map<string, StatIndex>): Listing[] {
   const out: Listing[] = [];
   for (const a of agents) {
-    const l = listAgentWork(home, a, markOf(a));
+    const l = listAgentWork(home, a, markOf(a), snaps.get(a));
     if (l) out.push(l);
   }
   return out;

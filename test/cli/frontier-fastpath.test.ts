@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { project, tempDir } from '../helpers/cli.js';
 import { startKeeper, until } from '../helpers/watch.js';
+import { builtinsLoaded } from '../helpers/loaded.js';
 import { git } from '../helpers/clones.js';
 import { graphProject } from '../helpers/graph.js';
 
@@ -351,6 +352,25 @@ describe('the frontier fast path', () => {
     // Without the cached answer, the next call loads the graph cache (base + log).
     for (const f of readdirSync(cache)) if (f.startsWith('frontier-main-')) unlinkSync(join(cache, f));
     expect((await p.json(['frontier'], env)).runnable.map((r: any) => r.id)).toEqual([id]);
+  });
+
+  it('without a keeper, names a listing that matches its snapshot but for a few files by the snapshot\'s digest: node:crypto is not loaded', async () => {
+    const p = await project();
+    const ids = [await p.create('one'), await p.create('two')];
+    for (const id of ids) await settled(p.workFile(id));
+    const env = { HOLON_AGENT: 'main', HOLON_TRACE_INDEX: '1' };
+    await p.h(['frontier', '--json']);
+    const crypto = (m: string[]) => m.filter((x) => x === 'crypto' || x.startsWith('internal/crypto/'));
+    const unchanged = await builtinsLoaded(['frontier', '--json'], p.dir, env);
+    expect(unchanged.stderr).toMatch(/frontier: reused \(no file changed\)/);
+    expect(crypto(unchanged)).toEqual([]);
+    // A progress note: once past the racy window, one call stores the file's numbers and the next reuses the answer.
+    expect((await p.h(['progress', ids[1], 'a note'])).code).toBe(0);
+    await settled(p.workFile(ids[1]));
+    await p.h(['frontier', '--json']);
+    const after = await builtinsLoaded(['frontier', '--json'], p.dir, env);
+    expect(after.stderr).toMatch(/frontier: reused \(no file changed\)/);
+    expect(crypto(after)).toEqual([]);
   });
 });
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { sha1Hex, sha1HexJs, sha1HexNative } from '../../src/store/sha1.js';
 import { chainedDigest } from '../../src/store/stat-index.js';
+import { movedRecords } from '../../src/store/work-listing.js';
 
 /**
  * The content hashes (store/sha1.ts) come from JS for a process's first few texts and from node:crypto
@@ -50,5 +51,21 @@ describe('chainedDigest', () => {
     const racy = new Float64Array(old);
     racy.fill(NaN, 4, 8);
     expect(chainedDigest('d0', [1], racy, old)).not.toBe('d0');
+  });
+});
+
+/** The files of a full listing whose numbers are not its snapshot's (work-listing.ts), found by halving. */
+describe('movedRecords', () => {
+  const stats = (n: number) => Float64Array.from({ length: 4 * n }, (_, i) => i * 1.5);
+  it('finds each file whose numbers differ, in order, and none where all are the same', () => {
+    const a = stats(1000);
+    expect(movedRecords(a, new Float64Array(a), 10)).toEqual([]);
+    const b = new Float64Array(a);
+    for (const i of [0, 7, 500, 999]) b[4 * i + 3] += 1;
+    b[4 * 7 + 1] += 1;
+    expect(movedRecords(a, b, 10)).toEqual([0, 7, 500, 999]);
+    expect(movedRecords(a, b, 3)).toBeNull();
+    expect(movedRecords(a, stats(999), 10)).toBeNull();
+    expect(movedRecords(new Float64Array(0), new Float64Array(0), 1)).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { holon, spawnHolon } from '../helpers/cli.js';
@@ -146,6 +146,49 @@ describe('holon index', () => {
     expect(log).toMatch(/stopping: no question for \d+ s/);
     expect(code).toBe(0);
     expect((await p.json(['index', '--status'])).keeper).toBeNull();
+  }, 120_000);
+
+  it('--idle-exit: the questions of its own refreshes (HOLON_INDEX_REFRESHING) keep it no longer', async () => {
+    const { p } = await home(1);
+    const k = spawnHolon(['index', '--idle-exit', '1s'], { cwd: p.dir, env: { HOLON_INDEX_REFRESH: '0' } });
+    let log = '';
+    k.stderr!.on('data', (d) => (log += d));
+    const exited = new Promise<number | null>((r) => k.on('exit', (c) => r(c)));
+    let done = false;
+    void exited.then(() => (done = true));
+    await until(async () => (await p.json(['index', '--status'])).keeper, 30_000, 'the keeper');
+    // Questions such as a refresh asks, one after another: were they counted, it would never stop.
+    let kept = 0;
+    const until60 = Date.now() + 60_000;
+    while (!done && Date.now() < until60) {
+      const r = await p.h(['frontier', '--json'], { HOLON_INDEX_REFRESHING: '1', HOLON_TRACE_INDEX: '1', HOLON_INDEX_WAIT_MS: '60000' });
+      if (/main: kept/.test(r.stderr)) kept++;
+    }
+    expect(done).toBe(true);
+    expect(kept).toBeGreaterThan(0);
+    expect(await exited).toBe(0);
+    expect(log).toMatch(/stopping: no question for \d+ s/);
+  }, 120_000);
+
+  it('appends to its log, and starts the log afresh past 1 MB', async () => {
+    const { p } = await home(3);
+    const dir = join(p.home, 'local/index');
+    const log = join(dir, 'keeper.log');
+    mkdirSync(dir, { recursive: true });
+    const started = async () => {
+      expect((await p.h(['frontier', '--json'], auto)).stderr).toMatch(/started an index keeper/);
+      await until(async () => (await p.json(['index', '--status'])).keeper, 30_000, 'the keeper');
+      expect((await p.h(['index', '--stop'])).code).toBe(0);
+      // The last try is remembered for 10 minutes: forgotten, so the next command starts one again.
+      rmSync(join(dir, 'auto-start'), { force: true });
+    };
+    writeFileSync(log, 'an earlier keeper\n');
+    await started();
+    expect(readFileSync(log, 'utf8')).toMatch(/^an earlier keeper\n/);
+    writeFileSync(log, 'x'.repeat((1 << 20) + 1));
+    await started();
+    expect(statSync(log).size).toBeLessThan(1 << 20);
+    expect(readFileSync(log, 'utf8')).not.toMatch(/^x/);
   }, 120_000);
 
   it('--stop leaves the keeper of holon watch alone; bad flags are usage errors', async () => {

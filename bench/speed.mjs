@@ -45,6 +45,8 @@ function holonHome(n) {
   if (existsSync(join(dir, '.complete'))) {
     // The records as generated: a run before completed, claimed and edited some (the complete rows take
     // the top runnable items, which may be the targets of the wait row). Caches in local/ stay.
+    // (On the branch the records were generated on: the pull row leaves it there, a run cut short may not.)
+    spawnSync('git', ['checkout', '-q', '-f', 'bench-base'], { cwd: dir, stdio: 'ignore' });
     spawnSync('git', ['checkout', '-q', '--', '.'], { cwd: dir, stdio: 'ignore' });
     spawnSync('git', ['clean', '-qfd', '--', '.holon/agents'], { cwd: dir, stdio: 'ignore' });
     // git's index as a fresh clone has it (a copied home keeps stale numbers until a `git status`):
@@ -68,6 +70,37 @@ function holonHome(n) {
   git('commit', '-qm', 'bench home');
   writeFileSync(join(dir, '.complete'), '');
   return dir;
+}
+
+/**
+ * Branches for the pull row in a home: `bench-base` (the records as generated) and `bench-pulled`,
+ * 100 items later as another clone left them (90 with a progress note, 10 done), made with git's
+ * plumbing so the work tree is not touched. Items at the end of the range: none is a target of the
+ * other rows.
+ */
+function pullBranches(dir, n) {
+  const git = (args, input) => execFileSync('git', args, { cwd: dir, input, encoding: 'utf8', env: { ...process.env, ...ENV, GIT_INDEX_FILE: join(dir, '.git/bench-pull-index') } }).trim();
+  if (spawnSync('git', ['rev-parse', '--verify', '-q', 'bench-pulled'], { cwd: dir, stdio: 'ignore' }).status === 0) return;
+  spawnSync('git', ['branch', '-f', 'bench-base', 'HEAD'], { cwd: dir, stdio: 'ignore' });
+  const picked = [];
+  for (let i = n - 1; picked.length < 100; i--) if (!closed(i) && i % 3 !== 0) picked.push(i);
+  const tmp = join(dir, '.git/bench-pull');
+  mkdirSync(tmp, { recursive: true });
+  const paths = picked.map((i, k) => {
+    const path = `.holon/agents/main/work/${hid(i)}.md`;
+    let text = git(['show', `HEAD:${path}`]) + '\n';
+    text = text.replace('## Progress\n\n', '## Progress\n\n- 2026-01-02T00:00:00Z (agent:main) pulled from another clone\n\n');
+    if (k % 10 === 0) text = text.replace('status: "open"', 'status: "done"').replace('## Evidence\n\n', '## Evidence\n\n- 2026-01-02T00:00:00Z done in another clone\n\n');
+    writeFileSync(join(tmp, `${hid(i)}.md`), text);
+    return path;
+  });
+  const blobs = git(['hash-object', '-w', '--stdin-paths'], picked.map((i) => join(tmp, `${hid(i)}.md`)).join('\n')).split('\n');
+  git(['read-tree', 'HEAD']);
+  git(['update-index', '--index-info'], paths.map((p, k) => `100644 ${blobs[k]}\t${p}`).join('\n') + '\n');
+  const commit = git(['commit-tree', git(['write-tree']), '-p', 'HEAD', '-m', 'bench: 100 items as another clone left them'], '');
+  git(['branch', '-f', 'bench-pulled', commit]);
+  rmSync(tmp, { recursive: true, force: true });
+  rmSync(join(dir, '.git/bench-pull-index'), { force: true });
 }
 
 function ticketHome(n) {
@@ -173,6 +206,12 @@ for (const n of SIZES) {
       // after the first run; the second row removes it too before each run: no caches at all.
       row('frontier --json, cold: no local/, machine content cache warm', size, 5, m(frontier, { prepare: 'rm -rf .holon/local' }));
       row('frontier --json, cold: no caches at all', size, 5, m(frontier, { prepare: noCaches }));
+      // A `git pull` of 100 changed items (a fast-forward: git rewrites those files, 10 of them now
+      // done): before each run the answer is made at the commit before, and the checkout moved on.
+      pullBranches(cwd, n);
+      row('frontier --json, the first after a git pull of 100 changed items', size, 5, m(frontier, { prepare: `git checkout -q -f bench-base; ${warm} >/dev/null; git checkout -q -f bench-pulled` }));
+      spawnSync('git', ['checkout', '-q', '-f', 'bench-base'], { cwd, stdio: 'ignore' });
+      spawnSync('bash', ['-c', `${warm} >/dev/null`], { cwd, env: { ...process.env, ...ENV } });
     }
     // A big home with no keeper: the first frontier stats every file and starts one
     // (store/index-auto-start.ts), detached: its cpu is not this command's. Before each run, the one

@@ -210,12 +210,16 @@ export function makeListing(home: Home, agent: string, listed: Omit<Stated, 'nam
   const names = () => (list ??= lazy!.all());
   let keys: Map<string, string> | undefined;
   let joined = o.joined;
+  // A hard-linked, symbolic-link or irregular file is stored as NaN every time, so it would count as
+  // moved on every call and the chain would never name the same state twice (no answer reused by its
+  // fingerprint): such a listing is hashed whole, as before chains.
+  const chains = !linked.size && !irregular.size;
   // Now, while the snapshot's numbers are as read (a patch of the graph moves them in place: graph-index.ts).
-  let part = snapshot?.digest && looked && looked.length <= CHAIN_MAX ? chainedDigest(snapshot.digest, looked, snapshot.stats, stats) : undefined;
+  let part = chains && snapshot?.digest && looked && looked.length <= CHAIN_MAX ? chainedDigest(snapshot.digest, looked, snapshot.stats, stats) : undefined;
   const { base } = o;
   const fromBase = () => {
     // A full listing of the snapshot's names: chained from it too, where few numbers moved.
-    if (!base?.digest || base.count !== stats.length / 4 || base.names !== joined) return undefined;
+    if (!chains || !base?.digest || base.count !== stats.length / 4 || base.names !== joined) return undefined;
     const moved = movedRecords(base.stats, stats, CHAIN_MAX);
     return moved && chainedDigest(base.digest, moved, base.stats, stats);
   };

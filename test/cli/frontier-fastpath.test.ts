@@ -371,6 +371,11 @@ describe('the frontier fast path', () => {
     const after = await builtinsLoaded(['frontier', '--json'], p.dir, env);
     expect(after.stderr).toMatch(/frontier: reused \(no file changed\)/);
     expect(crypto(after)).toEqual([]);
+    // A hard-linked file is stat'ed on every call (never vouched for): the answer is still reused as is.
+    linkSync(p.workFile(ids[0]), join(tempDir(), 'elsewhere.md'));
+    await settled(p.workFile(ids[0]));
+    for (let i = 0; i < 2; i++) await p.h(['frontier', '--json']);
+    expect((await p.h(['frontier', '--json'], env)).stderr).toMatch(/frontier: reused \(no file changed\)/);
   });
 });
 

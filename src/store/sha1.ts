@@ -6,12 +6,13 @@ const ONE_SHOT = MAJOR > 20 || (MAJOR === 20 && MINOR >= 12);
 
 /**
  * How many texts (each shorter than JS_MAX_LEN) a process hashes in JS before node:crypto: loading
- * node:crypto (it brings node's streams) costs some 5 ms, more than a patched frontier's own work on a
- * change of a few files (their content, title and priority hashes, the items they read), while a cold
- * start hashes three texts per file and wants the native one. Both give the same digest (SHA-1 of the
- * UTF-8 bytes, a lone surrogate as U+FFFD either way: test/core/sha1.test.ts).
+ * node:crypto (it brings node's streams) costs a patched frontier some 5 ms, and the change of a few
+ * files needs a few dozen hashes (content, title and priority of each file parsed: the changed ones,
+ * the items they are read by), some 1 ms in JS. Past that, JS costs some 50 us a text unoptimized
+ * against 3 us natively: a cold start (three texts per file) wants the native one. Both give the same
+ * digest (SHA-1 of the UTF-8 bytes, a lone surrogate as U+FFFD either way: test/store/listing-digest.test.ts).
  */
-const JS_CALLS = 256;
+const JS_CALLS = 24;
 const JS_MAX_LEN = 4096;
 let jsLeft = JS_CALLS;
 

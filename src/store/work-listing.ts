@@ -162,8 +162,9 @@ export interface Listing {
   /**
    * What names its names and numbers (its part of the frontier's fingerprint, and the digest of a
    * snapshot stored from it): rebuilt from a snapshot with a digest and at most CHAIN_MAX files stat'ed
-   * again, that digest chained with the numbers that moved (stat-index.ts chainedDigest); else
-   * listingDigest of them all, on first use.
+   * again, or listed in full with the same names as the snapshot it was given (`base`) and at most
+   * CHAIN_MAX files whose numbers moved, that digest chained with the numbers that moved
+   * (stat-index.ts chainedDigest); else listingDigest of them all, on first use.
    */
   readonly part: string;
 }

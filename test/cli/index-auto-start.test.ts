@@ -150,7 +150,9 @@ describe('holon index', () => {
 
   it('--idle-exit: the questions of its own refreshes (HOLON_INDEX_REFRESHING) keep it no longer', async () => {
     const { p } = await home(1);
-    const k = spawnHolon(['index', '--idle-exit', '1s'], { cwd: p.dir, env: { HOLON_INDEX_REFRESH: '0' } });
+    // 10 s: time enough for a question to be answered on a loaded machine; were the questions
+    // counted, the loop below (one question after another, each well under 10 s) would keep it for 60 s.
+    const k = spawnHolon(['index', '--idle-exit', '10s'], { cwd: p.dir, env: { HOLON_INDEX_REFRESH: '0' } });
     let log = '';
     k.stderr!.on('data', (d) => (log += d));
     const exited = new Promise<number | null>((r) => k.on('exit', (c) => r(c)));

@@ -154,8 +154,8 @@ const idxOf = (cachePath: string) => cachePath.slice(0, -'.json'.length) + '.idx
 /** An agent's graph snapshot (stat-index.ts), if this build wrote it. */
 export const readSnapshot = (listingCachePath: string) => readStatIndex(idxOf(listingCachePath), GRAPH_STAMP);
 
-/** The snapshot stored again under another mark (its names and numbers are those of a listing made under it). */
-export const remarkSnapshot = (home: Home, listingCachePath: string, snap: StatIndex, mark: string, digest = snap.digest || undefined) =>
+/** The snapshot stored again under another mark (its names and numbers are those of a listing made under it, whose part is `digest`). */
+export const remarkSnapshot = (home: Home, listingCachePath: string, snap: StatIndex, mark: string, digest: string) =>
   writeStatIndex(idxOf(listingCachePath), { ...snap, mark }, GRAPH_STAMP, join(home.local, 'tmp'), digest);
 
 /**

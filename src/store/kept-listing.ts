@@ -8,7 +8,7 @@ import { keeperPaths, liveKeeper, type KeeperAnswer, type KeeperQuestion } from 
 import { randomBytes } from './random.js';
 import { sleepSync } from './sleep-sync.js';
 import { nanFiles, type StatIndex } from './stat-index.js';
-import { listAgentWork, makeListing, putStat, snapshotNames, statEntry, type Listing } from './work-listing.js';
+import { listAgentWork, makeListing, movedRecords, putStat, snapshotNames, statEntry, type Listing } from './work-listing.js';
 import { workDir } from './work-store.js';
 import { trace } from './trace.js';
 
@@ -160,10 +160,8 @@ export function listKept(home: Home, agents = listAgents(home), longWork: (files
  */
 function sameNumbers(s: StatIndex, l: Listing): boolean {
   if (s.count !== l.count || s.names !== l.joined) return false;
-  const a = s.stats;
-  const b = l.stats;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i] && !Number.isNaN(a[i])) return false;
-  return true;
+  const moved = movedRecords(s.stats, l.stats, s.count);
+  return moved !== null && moved.every((i) => Number.isNaN(s.stats[4 * i]));
 }
 
 function listAllMarked(home: Home, agents: string[], markOf: (a: string) => string, snaps: Map<string, StatIndex>): Listing[] {

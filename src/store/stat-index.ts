@@ -90,20 +90,17 @@ export function listingDigest(names: string, stats: Float64Array): string {
  * reads, and needs no node:crypto.
  */
 export function chainedDigest(digest: string, looked: readonly number[], old: Float64Array, now: Float64Array): string {
+  // (`looked` holds each position once: the names a keeper reported, as a set, or movedRecords.)
   const differs: number[] = [];
   for (const i of looked) {
     const j = 4 * i;
     if (old[j] !== now[j] || old[j + 1] !== now[j + 1] || old[j + 2] !== now[j + 2] || old[j + 3] !== now[j + 3]) differs.push(i);
   }
   if (!differs.length) return digest;
+  // In position order: a keeper reports the files in the order their events came.
   differs.sort((a, b) => a - b);
   const h = new Hash128().update(digest);
-  let last = -1;
-  for (const i of differs) {
-    if (i === last) continue;
-    last = i;
-    h.update(`${i}:${now[4 * i]}:${now[4 * i + 1]}:${now[4 * i + 2]}:${now[4 * i + 3]}`);
-  }
+  for (const i of differs) h.update(`${i}:${now[4 * i]}:${now[4 * i + 1]}:${now[4 * i + 2]}:${now[4 * i + 3]}`);
   // 'c' and 32 hex digits: never a SHA-1's 40.
   return `c${h.digest()}`;
 }

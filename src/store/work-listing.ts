@@ -218,9 +218,9 @@ export function makeListing(home: Home, agent: string, listed: Omit<Stated, 'nam
   // Now, while the snapshot's numbers are as read (a patch of the graph moves them in place: graph-index.ts).
   let part = chains && snapshot?.digest && looked && looked.length <= CHAIN_MAX ? chainedDigest(snapshot.digest, looked, snapshot.stats, stats) : undefined;
   const { base } = o;
-  const fromBase = () => {
+  const fromBase = (all: string) => {
     // A full listing of the snapshot's names: chained from it too, where few numbers moved.
-    if (!chains || !base?.digest || base.count !== stats.length / 4 || base.names !== joined) return undefined;
+    if (!chains || !base?.digest || base.count !== stats.length / 4 || base.names !== all) return undefined;
     const moved = movedRecords(base.stats, stats, CHAIN_MAX);
     return moved && chainedDigest(base.digest, moved, base.stats, stats);
   };
@@ -235,11 +235,7 @@ export function makeListing(home: Home, agent: string, listed: Omit<Stated, 'nam
       return (joined ??= names().join('\n'));
     },
     get part() {
-      if (part === undefined) {
-        joined ??= names().join('\n');
-        part = fromBase() ?? listingDigest(joined, stats);
-      }
-      return part;
+      return (part ??= fromBase(this.joined) ?? listingDigest(this.joined, stats));
     },
     get keys() {
       if (!keys) {

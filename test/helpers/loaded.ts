@@ -25,3 +25,6 @@ export function modulesLoaded(args: string[], cwd: string, env: NodeJS.ProcessEn
     });
   });
 }
+
+/** node:crypto's modules among those a process loaded (builtinsLoaded): some 5 ms a command that loads them. */
+export const cryptoIn = (loaded: string[]) => loaded.filter((m) => m === 'crypto' || m.startsWith('internal/crypto/'));

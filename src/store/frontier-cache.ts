@@ -13,8 +13,8 @@ import { agentDir, type Home } from './home.js';
 import { spendingSignature } from './budget.js';
 import { objectsSignature, readHead, readWorkspace } from './workspace.js';
 import { parseTitleIndex, titleIndexBytes, type TitleIndex } from './frontier-titles.js';
-import { cutText, parseCut, type CutIndex } from './frontier-cut.js';
-import { depText, parseDeps, type DepIndex } from './frontier-deps.js';
+import { cutParts, parseCut, type CutIndex } from './frontier-cut.js';
+import { depParts, parseDeps, type DepIndex } from './frontier-deps.js';
 
 /** Same HEAD (read from the files), and no new objects where a commit git did not know would appear (a fetch may bring it). */
 function gitUnchanged(g: { head: string | null; unknown: string[]; objects?: string[] }, cwd: string): boolean {
@@ -115,12 +115,12 @@ const cutPath = (home: Home, agent: string, view: FrontierView) => join(home.loc
 const depsPath = (home: Home, agent: string, view: FrontierView) => join(home.local, 'cache', `frontier-${agent}-${viewKey(view)}.dep`);
 
 /** A file of the answer's lineage: its first line is the lineage, the rest `parse`'s. */
-function readLineage<T>(path: string, lineage: string | undefined, parse: (text: string) => T | null): T | null {
+function readLineage<T>(path: string, lineage: string | undefined, parse: (rest: Buffer) => T | null): T | null {
   if (!lineage) return null;
   try {
-    const text = readFileSync(path, 'utf8');
-    const nl = text.indexOf('\n');
-    return nl >= 0 && text.slice(0, nl) === lineage ? parse(text.slice(nl + 1)) : null;
+    const buf = readFileSync(path);
+    const nl = buf.indexOf(10);
+    return nl >= 0 && buf.toString('utf8', 0, nl) === lineage ? parse(buf.subarray(nl + 1)) : null;
   } catch {
     return null;
   }
@@ -135,7 +135,7 @@ export const readCut = (home: Home, agent: string, view: FrontierView, lineage: 
   readLineage(cutPath(home, agent, view), lineage, parseCut);
 
 export function storeCut(home: Home, agent: string, view: FrontierView, lineage: string, cut: CutIndex): void {
-  writeCache(cutPath(home, agent, view), `${lineage}\n${cutText(cut)}`, join(home.local, 'tmp'));
+  writeCache(cutPath(home, agent, view), [`${lineage}\n`, ...cutParts(cut)], join(home.local, 'tmp'));
 }
 
 /** The title index stored with the answer `c` (the same token), or null. */
@@ -203,7 +203,7 @@ export function storeFrontier(home: Home, agent: string, view: FrontierView, h: 
   writeCache(textPath(home, agent, view), [token + '\n', ...(Array.isArray(text) ? text : [text])], join(home.local, 'tmp'));
   if (titles?.cut) storeCut(home, agent, view, lineage, titles.cut);
   // Only with a new lineage: the answers of an older one keep theirs.
-  if (deps && !h.lineage) writeCache(depsPath(home, agent, view), `${lineage}\n${depText(deps)}`, join(home.local, 'tmp'));
+  if (deps && !h.lineage) writeCache(depsPath(home, agent, view), [`${lineage}\n`, ...depParts(deps)], join(home.local, 'tmp'));
   // Without one, the answer is reused only while no work file changes (see frontier-titles.ts).
   if (titles) storeTitleIndex(home, agent, view, token, titles);
   restampFrontier(home, agent, view, { ...h, token, lineage });

@@ -2,7 +2,7 @@ import { entryOrderKey, type FrontierEntry } from '../core/frontier.js';
 import { CHANNELS } from '../core/frontier-codes.js';
 import { cycleNode, evaluatedFor } from '../core/frontier-reads.js';
 import type { WorkItem } from '../core/types.js';
-import type { DepIndex } from './frontier-deps.js';
+import type { DepIndex, DepRow } from './frontier-deps.js';
 import { prioHash, titleHash } from './graph-entry.js';
 import type { Titled } from './stat-index.js';
 import type { Listing } from './work-listing.js';
@@ -22,37 +22,35 @@ export function give(why = 'the answer is not as expected'): never {
 
 /** The read index after the patch: the new reads, and the changed items' own facts. */
 export function nextDeps(deps: DepIndex, fresh: Map<string, WorkItem>, where: Map<string, [number, number]>, listings: Listing[], agent: string, reads: Map<string, string[]>, cut: Pick<DepIndex, 'cutCodes' | 'cutEntries'>): DepIndex {
-  // In place: `deps` was read for this patch alone (at 10,000 items a copy of each costs milliseconds).
-  const readsNow = deps.reads;
-  const at = deps.at;
+  const next = new Map<string, DepRow>();
+  const rowOf = (id: string) => {
+    let row = next.get(id);
+    if (!row) next.set(id, (row = { ...(deps.rows.get(id) ?? { deps: null, reads: [], at: null }) }));
+    return row;
+  };
   for (const [id, read] of reads) {
-    if (read.length) {
-      readsNow[id] = read;
-      const [k, i] = where.get(id)!;
-      at[id] = k * 2 ** 32 + i;
-    } else {
-      delete readsNow[id];
-      delete at[id];
-    }
+    const row = rowOf(id);
+    row.reads = read;
+    const w = read.length ? where.get(id)! : null;
+    row.at = w ? w[0] * 2 ** 32 + w[1] : null;
   }
-  const depsNow = deps.deps;
   const odd = new Set(deps.odd);
   const superseded = new Set(deps.superseded);
   for (const [id, item] of fresh) {
+    const row = rowOf(id);
     const mine = evaluatedFor(item, agent);
     // Closed now, or another agent's: it reads nothing any more.
     if (!mine || item.status === 'done' || item.superseded_by) {
-      delete readsNow[id];
-      delete at[id];
+      row.reads = [];
+      row.at = null;
     }
-    if (cycleNode(item)) depsNow[id] = item.depends_on.join('\n');
-    else delete depsNow[id];
+    row.deps = cycleNode(item) ? item.depends_on.join('\n') : null;
     if (mine !== (listings[where.get(id)![0]].agent === agent)) odd.add(id);
     else odd.delete(id);
     if (mine && item.superseded_by && item.status !== 'done') superseded.add(id);
     else superseded.delete(id);
   }
-  return { special: deps.special, deps: depsNow, reads: readsNow, at, superseded: [...superseded], odd: [...odd], ...cut };
+  return { special: deps.special, superseded: [...superseded], odd: [...odd], ...cut, rows: deps.rows.with(next) };
 }
 
 /**

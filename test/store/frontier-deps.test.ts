@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { cutParts, parseCut, type CutIndex } from '../../src/store/frontier-cut.js';
+import { depParts, DepRows, parseDeps, type DepIndex, type DepRow } from '../../src/store/frontier-deps.js';
+
+/**
+ * The read index's rows are searched in their text, never parsed whole (store/frontier-deps.ts): a
+ * row must be found by its id and a reader by what it read whatever the ids hold (hand-edited
+ * depends_on can name anything), and text that only looks like an id must never make a reader.
+ */
+describe('DepRows', () => {
+  const row = (reads: string[], at: number | null = 7, deps: string | null = null): DepRow => ({ deps, reads, at });
+  const odd = ['a"b', 'c,d', 'back\\slash', 'new\nline', 'é 漢字', 'w-1'];
+  const rows = DepRows.of([
+    ['w-2', row(['w-1'], 1, 'w-1')],
+    ['w-3', row(['w-10', 'w-11'], 2)],
+    // Holds the characters of "w-1" inside other strings only.
+    ['x', row(['"w-1"', 'w-1x', 'aw-1'], 3, '"w-1"')],
+    ...odd.map((id, n): [string, DepRow] => [`r${n}`, row([id], 100 + n)]),
+    ['deps-only', row([], null, 'w-1\nw-3')],
+    ['nothing', row([], null)],
+  ]);
+
+  it('finds a row by its id, and none for an id without one', () => {
+    expect(rows.get('w-2')).toEqual(row(['w-1'], 1, 'w-1'));
+    expect(rows.get('deps-only')).toEqual(row([], null, 'w-1\nw-3'));
+    expect(rows.get('nothing')).toBeUndefined();
+    expect(rows.get('w')).toBeUndefined();
+    expect(rows.get('"w-1"')).toBeUndefined();
+  });
+
+  it('finds the readers of an id, and no line that only holds its characters', () => {
+    expect([...rows.readersOf(['w-1'], 10)!]).toEqual([['w-2', 1], ['r5', 105]]);
+    expect([...rows.readersOf(['w-10', 'w-11'], 10)!]).toEqual([['w-3', 2]]);
+    for (const [n, id] of odd.entries()) expect(rows.readersOf([id], 10)!.get(`r${n}`)).toBe(100 + n);
+    expect(rows.readersOf(['"w-1"'], 10)!.get('x')).toBe(3);
+    expect(rows.readersOf(['nobody'], 10)!.size).toBe(0);
+  });
+
+  it('says past how many readers it stops', () => {
+    const many = DepRows.of(Array.from({ length: 5 }, (_, n): [string, DepRow] => [`r${n}`, row(['hub'], n)]));
+    expect(many.readersOf(['hub'], 5)!.size).toBe(5);
+    expect(many.readersOf(['hub'], 4)).toBeNull();
+  });
+
+  it('replaces, adds and removes rows', () => {
+    const next = rows.with(new Map([
+      ['w-2', row([], null)],
+      ['w-3', row(['w-12'], 9)],
+      ['new', row(['w-1'], 11)],
+    ]));
+    expect(next.get('w-2')).toBeUndefined();
+    expect(next.get('w-3')).toEqual(row(['w-12'], 9));
+    expect([...next.readersOf(['w-1'], 10)!.keys()].sort()).toEqual(['new', 'r5']);
+    expect(next.get('deps-only')).toEqual(rows.get('deps-only'));
+    expect(DepRows.valid(next.text)).toBe(true);
+  });
+
+  it('is read back as stored, and an index of the older layout (one JSON object) is not taken', () => {
+    const d: DepIndex = { special: ['g'], superseded: [], odd: ['o'], cutCodes: ['dependency_open'], cutEntries: {}, rows };
+    const back = parseDeps(Buffer.concat(depParts(d)))!;
+    expect(back.rows.text.equals(rows.text)).toBe(true);
+    expect({ ...back, rows: null }).toEqual({ ...d, rows: null });
+    const old = JSON.stringify({ special: [], deps: {}, reads: { 'w-2': ['w-1'] }, at: { 'w-2': 1 }, superseded: [], odd: [], cutCodes: [], cutEntries: {} });
+    expect(parseDeps(Buffer.from(old))).toBeNull();
+    expect(parseDeps(Buffer.from(`${old}\n`))).toBeNull();
+    // Cut short (a row without its newline).
+    expect(parseDeps(Buffer.concat(depParts(d)).subarray(0, -1))).toBeNull();
+  });
+});
+
+describe('the cut as stored', () => {
+  it('is read back as written, and neither the older layout nor a cut-short file is taken', () => {
+    const cut: CutIndex = { entries: [[0, 3, 123456789012, '14 0\u0000w-3'], [1, 2 ** 31, 0.5, 'odd "key"\nwith a newline'], [0, 0, 0, '']] };
+    const bytes = Buffer.concat(cutParts(cut));
+    expect(parseCut(bytes)).toEqual(cut);
+    expect(parseCut(Buffer.concat(cutParts({ entries: [] })))).toEqual({ entries: [] });
+    expect(parseCut(bytes.subarray(0, -1))).toBeNull();
+    expect(parseCut(Buffer.from(JSON.stringify(cut.entries)))).toBeNull();
+  });
+});

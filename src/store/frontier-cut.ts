@@ -42,16 +42,39 @@ export function cutIndexOf(keys: string[], where: number[], snapshots: Titled[])
   };
 }
 
-export function parseCut(text: string): CutIndex | null {
+/**
+ * The stored form (after its lineage line): the order keys as one JSON array on a line, then the
+ * numbers (listing, position, priority hash per entry) as 64-bit floats. At 50,000 items there are
+ * some 10,000 entries left out, and a patch reads and writes them all: as JSON arrays of arrays
+ * that cost ~14 ms, mostly the parse and stringify of 30,000 numbers.
+ */
+export function parseCut(buf: Buffer): CutIndex | null {
   try {
-    const entries = JSON.parse(text) as CutIndex['entries'];
-    return Array.isArray(entries) && entries.every((e) => Array.isArray(e) && e.length === 4 && typeof e[3] === 'string') ? { entries } : null;
+    const nl = buf.indexOf(10);
+    if (nl < 0) return null;
+    const keys = JSON.parse(buf.toString('utf8', 0, nl)) as unknown;
+    const bytes = buf.subarray(nl + 1);
+    if (!Array.isArray(keys) || bytes.length !== keys.length * 24 || !keys.every((k) => typeof k === 'string')) return null;
+    // Copied: a Float64Array needs an offset that is a multiple of 8.
+    const nums = new Float64Array(keys.length * 3);
+    new Uint8Array(nums.buffer).set(bytes);
+    return { entries: (keys as string[]).map((key, n) => [nums[3 * n], nums[3 * n + 1], nums[3 * n + 2], key]) };
   } catch {
     return null;
   }
 }
 
-export const cutText = (cut: CutIndex) => JSON.stringify(cut.entries);
+export function cutParts(cut: CutIndex): Buffer[] {
+  const nums = new Float64Array(cut.entries.length * 3);
+  const { entries } = cut;
+  for (let n = 0; n < entries.length; n++) {
+    const e = entries[n];
+    nums[3 * n] = e[0];
+    nums[3 * n + 1] = e[1];
+    nums[3 * n + 2] = e[2];
+  }
+  return [Buffer.from(`${JSON.stringify(cut.entries.map((e) => e[3]))}\n`), Buffer.from(nums.buffer)];
+}
 
 export interface CutCheck {
   text: Buffer;

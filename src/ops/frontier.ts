@@ -76,6 +76,7 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
     const digest: Record<string, number> = {};
     const snapshots: Record<string, Titled> = {};
     const changed: Array<Array<[number, Entry]>> = [];
+    const before: Array<[number, number]> = [];
     let known = true;
     for (const l of listings) {
       const d = quickDigest(home, l);
@@ -86,6 +87,7 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
       digest[l.agent] = d.digest;
       snapshots[l.agent] = d.snapshot;
       changed.push(d.changed);
+      before.push(d.before);
     }
     const gfp = known ? graphFingerprint(home, agent, holder, view, digest) : '';
     if (known && prev.header.gfp === gfp) {
@@ -94,7 +96,7 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
     }
     // A few items changed what the frontier reads (a complete, a claim): those and their readers.
     if (known && prev.header.gfp !== gfp && defaultView(view)) {
-      const patched = await withVerdicts(ctx, { agent, holder, view, prev, fp: keptFp, gfp, listings, snapshots, changed });
+      const patched = await withVerdicts(ctx, { agent, holder, view, prev, fp: keptFp, gfp, listings, snapshots, changed, before });
       if (patched) return patched;
     }
   }
@@ -147,7 +149,7 @@ function folderOf(folders: Array<[string, number]>): (n: number) => string {
  * The previous answer with the verdicts of the changed items and of the items reading them evaluated
  * again (store/frontier-patch.ts); null when it cannot be patched, and the graph is evaluated.
  */
-async function withVerdicts(ctx: OpsCtx, x: { agent: string; holder: string; view: FrontierView; prev: CachedFrontier; fp: string; gfp: string; listings: Listing[]; snapshots: Record<string, Titled>; changed: Array<Array<[number, Entry]>> }): Promise<Array<string | Uint8Array> | null> {
+async function withVerdicts(ctx: OpsCtx, x: { agent: string; holder: string; view: FrontierView; prev: CachedFrontier; fp: string; gfp: string; listings: Listing[]; snapshots: Record<string, Titled>; changed: Array<Array<[number, Entry]>>; before: Array<[number, number]> }): Promise<Array<string | Uint8Array> | null> {
   const home = ctx.home();
   const { agent, view, prev } = x;
   const deps = readDeps(home, agent, view, prev.header.lineage);
@@ -157,7 +159,7 @@ async function withVerdicts(ctx: OpsCtx, x: { agent: string; holder: string; vie
   const { patchVerdicts } = await import('../store/frontier-patch.js');
   const done = patchVerdicts(home, {
     agent, holder: x.holder, nowMs: ctx.nowMs, cwd: ctx.cwd, text: prev.bytes.subarray(prev.start), header: prev.header,
-    index, cut, deps, listings: x.listings, snapshots: x.snapshots, changed: x.changed, cap: NOT_RUNNABLE_SHOWN,
+    index, cut, deps, listings: x.listings, snapshots: x.snapshots, changed: x.changed, before: x.before, cap: NOT_RUNNABLE_SHOWN,
   });
   if (!done) return null;
   trace(`frontier: patched (${done.evaluated} item${done.evaluated === 1 ? '' : 's'} evaluated again)`);

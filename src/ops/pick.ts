@@ -30,6 +30,27 @@ function channelsPart(parts: Array<string | Uint8Array>): Buffer | null {
   return b.includes('\n  "runnable": [') ? b : null;
 }
 
+/** Some hundreds of entries: a claim race lost on all of them is rare enough to cost a parse of the whole. */
+const LEADING_BYTES = 256 * 1024;
+
+/**
+ * The first parts of an answer, joined up to some `max` bytes past which no more are taken: a patched
+ * answer is many parts, and the top entries of runnable (which come first) are all a claim reads. An
+ * entry cut off at the end is not read from it (channelEntries then parses the whole answer).
+ */
+function leadingBytes(parts: Array<string | Uint8Array>, max: number): Buffer {
+  const taken: Uint8Array[] = [];
+  let size = 0;
+  for (const p of parts) {
+    if (size >= max) break;
+    const b = typeof p === 'string' ? Buffer.from(p) : p;
+    // A part can be most of the answer (a run of old entries kept as they were): only its start.
+    taken.push(b.subarray(0, max - size));
+    size += Math.min(b.length, max - size);
+  }
+  return Buffer.concat(taken);
+}
+
 /**
  * The claim of the top runnable item and the focus on it; `ref` null when nothing could be claimed.
  * The items tried are the runnable channel of the frontier's answer (in full, in frontier order), so a
@@ -44,7 +65,7 @@ export async function claimNext(ctx: OpsCtx, opts: { ttl?: string }, agent: stri
   let bytes: Buffer | null = null;
   const answer = () => (bytes ??= partsBytes(parts));
   const lost: string[] = [];
-  for (const e of channelEntries(channelsPart(parts) ?? answer(), 'runnable', answer)) {
+  for (const e of channelEntries(channelsPart(parts) ?? leadingBytes(parts, LEADING_BYTES), 'runnable', answer)) {
     const ref = { agent: e.agent || agent, id: e.id, file: workFile(home, e.agent || agent, e.id) };
     let claimed;
     try {

@@ -56,6 +56,8 @@ export interface PatchInput {
   snapshots: Record<string, Titled>;
   /** Per listing, the files whose entries changed since the answer's snapshot (quickDigest). */
   changed: Array<Array<[number, Entry]>>;
+  /** Per listing, the title and priority sums of its snapshot before those files were read again (quickDigest). */
+  before: Array<[number, number]>;
   /** How many not_runnable entries the answer shows (ops/frontier.ts NOT_RUNNABLE_SHOWN). */
   cap: number;
 }
@@ -70,8 +72,13 @@ export interface VerdictPatch {
 }
 
 
-/** A member of a channel being rebuilt: an old entry shown (j), one the cap left out (m), or a new one. */
-type Member = { j: number } | { m: number } | { id: string };
+/**
+ * A member of a channel being rebuilt, as a number (a channel of 25,000 entries is as many members:
+ * objects for them were most of a patch's garbage): an old entry shown, its index j (0 <= j < CUT);
+ * one the cap left out, CUT + its index in the cut; a new one, -1 - its index in `added`.
+ */
+type Member = number;
+const CUT = 2 ** 30;
 
 
 export function patchVerdicts(home: Home, x: PatchInput): VerdictPatch | null {
@@ -110,25 +117,29 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
       const id = l.nameAt(i).slice(0, -3);
       const item = itemOf(e[1] as Exclude<Entry[1], 0>, id, l.agent);
       if (special.has(id) || specialItem(item) || fresh.has(id)) give(`${id} is a gate, has a write scope, a role or exclusions`);
-      if (cycleNode(item) && deps.deps[id] !== item.depends_on.join('\n')) give(`${id} has new dependencies`);
+      if (cycleNode(item) && (deps.rows.get(id)?.deps ?? undefined) !== item.depends_on.join('\n')) give(`${id} has new dependencies`);
       fresh.set(id, item);
       where.set(id, [k, i]);
     }
   });
   if (!fresh.size) give('nothing changed');
   const affected = new Set(fresh.keys());
-  for (const [reader, ids] of Object.entries(deps.reads)) {
-    if (!ids.some((id) => fresh.has(id))) continue;
+  const readers = deps.rows.readersOf(fresh.keys(), MAX_AFFECTED) ?? give('too many items read what changed');
+  for (const [reader, at] of readers) {
     if (special.has(reader)) give(`${reader}, which reads a changed item, is a gate or needs one`);
-    const at = deps.at[reader];
-    if (at === undefined) give('a reader is not where the index says');
+    if (at === null) give('a reader is not where the index says');
     affected.add(reader);
     where.set(reader, [Math.floor(at / 2 ** 32), at % 2 ** 32]);
   }
   // The affected by where their files are (listing * 2^32 + position): the answer's entries are
   // matched by number, and a name is looked up only for what is found.
-  const byPos = new Map<number, string>();
-  for (const id of affected) byPos.set(posCode(...where.get(id)!), id);
+  // Per listing, by position (small integers: a Map keyed by listing * 2^32 + position hashes doubles,
+  // once per entry shown).
+  const byPos = listings.map(() => new Map<number, string>());
+  for (const id of affected) {
+    const [k, i] = where.get(id)!;
+    byPos[k].set(i, id);
+  }
 
   // Where each affected item is in the answer; an entry whose title or priority is not its file's
   // (a patch that never got stored) is evaluated again too.
@@ -140,27 +151,48 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
   let first = 0;
   for (let c = 0; c < CHANNELS.length; c++) {
     starts.push(first);
-    const count = index.channels[c][0];
-    for (let j = 0; j < count; j++) {
-      const n = PER * (first + j);
-      const k = q[n];
-      const i = q[n + 1];
-      if (!snaps[k] || !(i < snaps[k].titles.length)) give('an entry is not where the index says');
-      const found = byPos.get(posCode(k, i));
-      if (found !== undefined || snaps[k].titles[i] !== q[n + 2] || snaps[k].prios[i] !== q[n + 3]) {
-        const id = found ?? nameAt(k, i).slice(0, -3);
-        if (shownAt.has(id)) give('an entry is shown twice');
-        affected.add(id);
-        shownAt.set(id, [c, j]);
-        where.set(id, [k, i]);
+    first += index.channels[c][0];
+  }
+  const shown = (id: string, c: number, j: number) => {
+    if (shownAt.has(id)) give('an entry is shown twice');
+    affected.add(id);
+    shownAt.set(id, [c, j]);
+  };
+  // The snapshot as this command found it has the sums the index was made with: then every file's
+  // title and priority hashes are the ones its entries hold (sums of random 52-bit hashes, as
+  // frontier-titles.ts compares them), and only the affected need finding, by a native search of the
+  // index's numbers rather than a look at each of the 25,000 entries shown at 50,000 items.
+  if (listings.every((_, k) => index.listings[k].titles === x.before[k][0] && index.listings[k].prios === x.before[k][1])) {
+    for (const id of [...affected]) {
+      const [k, i] = where.get(id)!;
+      for (let p = q.indexOf(i, 1); p >= 0; p = q.indexOf(i, p + 1)) {
+        if (p % PER !== 1 || q[p - 1] !== k) continue;
+        const g = (p - 1) / PER;
+        let c = CHANNELS.length - 1;
+        while (starts[c] > g) c--;
+        shown(id, c, g - starts[c]);
       }
     }
-    first += count;
+  } else {
+    for (let c = 0; c < CHANNELS.length; c++) {
+      for (let j = 0; j < index.channels[c][0]; j++) {
+        const n = PER * (starts[c] + j);
+        const k = q[n];
+        const i = q[n + 1];
+        if (!snaps[k] || !(i < snaps[k].titles.length)) give('an entry is not where the index says');
+        const found = byPos[k]?.get(i);
+        if (found !== undefined || snaps[k].titles[i] !== q[n + 2] || snaps[k].prios[i] !== q[n + 3]) {
+          const id = found ?? nameAt(k, i).slice(0, -3);
+          shown(id, c, j);
+          where.set(id, [k, i]);
+        }
+      }
+    }
   }
   const cutAt = new Map<string, number>();
   cutWas.forEach(([k, i, prio], m) => {
     if (!snaps[k] || !(i < snaps[k].prios.length)) give('an entry left out is not where the index says');
-    const found = byPos.get(posCode(k, i));
+    const found = byPos[k]?.get(i);
     if (found !== undefined || snaps[k].prios[i] !== prio) {
       const id = found ?? nameAt(k, i).slice(0, -3);
       if (shownAt.has(id) || cutAt.has(id)) give('an entry is shown twice');
@@ -212,13 +244,14 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
   // Each channel rebuilt: its old members less the affected, the new entries put in at their keys.
   const keys = new Map<string, string>();
   const codes = new Map<string, string>();
+  const added: string[] = [];
   const keyOf = (c: number, mem: Member): string => {
-    if ('id' in mem) return (judged.get(mem.id) as { key: string }).key;
-    if ('m' in mem) return cutWas[mem.m][3];
-    const tag = `${c}:${mem.j}`;
+    if (mem < 0) return (judged.get(added[-1 - mem]) as { key: string }).key;
+    if (mem >= CUT) return cutWas[mem - CUT][3];
+    const tag = `${c}:${mem}`;
     let key = keys.get(tag);
     if (key === undefined) {
-      const e = oldEntry(c, mem.j);
+      const e = oldEntry(c, mem);
       codes.set(tag, e.code);
       keys.set(tag, (key = entryOrderKey(e, holder)));
     }
@@ -237,13 +270,22 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
   const cutNow: CutIndex['entries'] = [];
   const cutCodes: string[] = [];
   const cutEntries: Record<string, FrontierEntry> = {};
-  const shownGone = new Set([...shownAt.keys()].map((id) => posCode(...where.get(id)!)));
+  // The affected entries shown, per channel (an entry shown twice gave up above).
+  const shownGone = CHANNELS.map(() => new Set<number>());
+  for (const [c, j] of shownAt.values()) shownGone[c].add(j);
   const cutGone = new Set(cutAt.values());
   const promoted = new Map<string, { e: FrontierEntry; key: string }>();
   const touched = CHANNELS.map((_, c) => c === NR ? cutAt.size > 0 : false);
   for (const [c] of shownAt.values()) touched[c] = true;
   for (const now of judged.values()) if (now && 'e' in now) touched[now.channel] = true;
-  const marks = [...CHANNELS.map((c) => text.indexOf(`\n  ${JSON.stringify(c)}: `, headEnd)), text.indexOf('\n  "truncated": ', headEnd)];
+  // Each channel's mark searched for after the one before, past that channel's text where it is known:
+  // never a scan of the megabytes of runnable at 50,000 items once per channel after it.
+  const marks: number[] = [];
+  for (let c = 0; c <= CHANNELS.length; c++) {
+    const known = c > 0 ? spans[c - 1] : null;
+    const from = c === 0 ? headEnd : Math.max(marks[c - 1] + 1, known?.end ?? 0);
+    marks.push(text.indexOf(`\n  ${JSON.stringify(c < CHANNELS.length ? CHANNELS[c] : 'truncated')}: `, from));
+  }
   for (let i = 1; i < marks.length; i++) if (marks[i] <= marks[i - 1] || text[marks[i] - 1] !== 0x2c) give('the channels are not where they are expected');
   parts.push(Buffer.from(JSON.stringify({ ...head, now: frontierNow(x.nowMs), counts: { ...counts, by_code: sortedCodes(byCode) } }, null, 2).slice(0, -2)));
   for (let c = 0; c < CHANNELS.length; c++) {
@@ -263,12 +305,10 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
     // First: the entries' lengths go into the quads copied below, and the next patch needs no search.
     if (count) spansOf(c);
     const members: Member[] = [];
-    for (let j = 0; j < count; j++) {
-      const n = PER * (starts[c] + j);
-      if (!shownGone.has(posCode(q[n], q[n + 1]))) members.push({ j });
-    }
+    const gone = shownGone[c];
+    for (let j = 0; j < count; j++) if (!gone.has(j)) members.push(j);
     if (c === NR) cutWas.forEach((_, m) => {
-      if (!cutGone.has(m)) members.push({ m });
+      if (!cutGone.has(m)) members.push(CUT + m);
     });
     for (const [id, now] of judged) {
       if (!now || !('e' in now) || now.channel !== c) continue;
@@ -279,36 +319,39 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
         if (keyOf(c, members[mid]) < now.key) lo = mid + 1;
         else hi = mid;
       }
-      members.splice(lo, 0, { id });
+      members.splice(lo, 0, -1 - (added.push(id) - 1));
     }
     const shown = c === NR ? Math.min(members.length, x.cap) : members.length;
     const out: Buffer[] = [];
+    // A run of old entries in a row: one slice of the old text, one copy of their numbers.
     let runFrom = -1;
     let runTo = -1;
     const flush = () => {
-      if (runFrom >= 0) out.push(text.subarray(spansOf(c).spans[2 * runFrom], spansOf(c).spans[2 * runTo + 1]), Buffer.from(',\n'));
+      if (runFrom >= 0) {
+        out.push(text.subarray(spansOf(c).spans[2 * runFrom], spansOf(c).spans[2 * runTo + 1]), Buffer.from(',\n'));
+        keepQuads(starts[c] + runFrom, runTo - runFrom + 1);
+      }
       runFrom = runTo = -1;
     };
     for (let to = 0; to < shown; to++) {
       const mem = members[to];
-      if ('j' in mem) {
-        keepQuads(starts[c] + mem.j, 1);
-        if (runFrom >= 0 && mem.j === runTo + 1) runTo = mem.j;
+      if (mem >= 0 && mem < CUT) {
+        if (runFrom >= 0 && mem === runTo + 1) runTo = mem;
         else {
           flush();
-          runFrom = runTo = mem.j;
+          runFrom = runTo = mem;
         }
         continue;
       }
       flush();
       let e: FrontierEntry;
       let id: string;
-      if ('id' in mem) {
-        id = mem.id;
+      if (mem < 0) {
+        id = added[-1 - mem];
         e = (judged.get(id) as { e: FrontierEntry }).e;
       } else {
         // Left out before, shown now: its verdict is the answer's (nothing it read changed).
-        const [k, i, , key] = cutWas[mem.m];
+        const [k, i, , key] = cutWas[mem - CUT];
         id = nameAt(k, i).slice(0, -3);
         where.set(id, [k, i]);
         const kept = deps.cutEntries[posCode(k, i)];
@@ -328,22 +371,23 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
     parts.push(Buffer.from(`,\n  ${JSON.stringify(name)}: ${shown ? '[\n' : '[]'}`), ...out, ...(shown ? [Buffer.from('\n  ]')] : []));
     for (let to = shown; to < members.length; to++) {
       const mem = members[to];
-      if ('m' in mem) {
-        const entry = cutWas[mem.m];
+      if (mem >= CUT) {
+        const entry = cutWas[mem - CUT];
         const code = posCode(entry[0], entry[1]);
         cutNow.push(entry);
-        cutCodes.push(deps.cutCodes[mem.m] ?? give('the code of an entry left out is not known'));
+        cutCodes.push(deps.cutCodes[mem - CUT] ?? give('the code of an entry left out is not known'));
         if (deps.cutEntries[code]) cutEntries[code] = deps.cutEntries[code];
-      } else if ('j' in mem) {
-        const n = PER * (starts[c] + mem.j);
+      } else if (mem >= 0) {
+        const n = PER * (starts[c] + mem);
         const key = keyOf(c, mem);
         const id = nameAt(q[n], q[n + 1]).slice(0, -3);
         cutNow.push([q[n], q[n + 1], q[n + 3], key]);
-        cutCodes.push(codes.get(`${c}:${mem.j}`)!);
-        if (special.has(id)) cutEntries[posCode(q[n], q[n + 1])] = oldEntry(c, mem.j);
+        cutCodes.push(codes.get(`${c}:${mem}`)!);
+        if (special.has(id)) cutEntries[posCode(q[n], q[n + 1])] = oldEntry(c, mem);
       } else {
-        const now = judged.get(mem.id) as { e: FrontierEntry; key: string };
-        const [k, i] = where.get(mem.id)!;
+        const id = added[-1 - mem];
+        const now = judged.get(id) as { e: FrontierEntry; key: string };
+        const [k, i] = where.get(id)!;
         cutNow.push([k, i, snaps[k].prios[i], now.key]);
         cutCodes.push(now.e.code);
       }

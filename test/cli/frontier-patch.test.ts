@@ -115,6 +115,16 @@ describe('the frontier patched after a change', () => {
     await ok('complete', titled, '--result', 'r', '--evidence', 'e', '--no-followup', 'none');
     expect((await same('complete after a title')).how).toBe('patched');
 
+    // A title edited by hand that the default answer never took in: another view's call read the file
+    // and stored the snapshot, so the next patch finds it unchanged there, and must still show it.
+    const before = (await same('before a title it never took in')).f.runnable;
+    writeFileSync(file(before[4].id), readFileSync(file(before[4].id), 'utf8').replace(/title: ".*"/, 'title: "seen elsewhere"'));
+    await ok('frontier', '--json', '--limit', '1');
+    await ok('complete', before[0].id, '--result', 'r', '--evidence', 'e', '--no-followup', 'none');
+    const elsewhere = await same('a title another view took in');
+    expect(elsewhere.how).toBe('patched');
+    expect(elsewhere.f.runnable.find((e: any) => e.id === before[4].id).title).toBe('seen elsewhere');
+
     // A gate decided, new dependencies: evaluated in full (and the same).
     const gate = ids[7];
     await ok('decide', gate, '--approve');

@@ -143,8 +143,7 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
 
   // Where each affected item is in the answer; an entry whose title or priority is not its file's
   // (a patch that never got stored) is evaluated again too.
-  const names: Array<string[] | undefined> = [];
-  const nameAt = (k: number, i: number) => (names[k] ??= listings[k].names)[i];
+  const nameAt = (k: number, i: number) => listings[k].nameAt(i);
   const q = index.quads;
   const shownAt = new Map<string, [number, number]>();
   const starts: number[] = [];

@@ -183,7 +183,7 @@ const REMARK_AT = 64;
  */
 function rebuilt(home: Home, agent: string, snap: StatIndex, reported: string[], mark: string): Listing | null {
   // (No snapshot holds a name with a newline in it, which would shift the names after it: graph-index.ts.)
-  const names = snapshotNames(snap.names, snap.count);
+  const names = snapshotNames(snap.names, snap.count, snap.starts?.of === snap.names ? snap.starts.at : undefined);
   const stats = new Float64Array(snap.stats);
   const look = new Set<string>();
   for (const n of reported) look.add(n);

@@ -36,12 +36,13 @@ import { contentHash } from './graph-entry.js';
  * stamp, u32 byte length of the mark, the writer's stamp (UTF-8), the mark (UTF-8), the digest (40
  * bytes, hex, or spaces), the names' signature (16 bytes, digits, or spaces), the names (UTF-8,
  * '\n' between them), padding to 8 bytes, count*4 f64 numbers, count f64 hashes, count f64 title hashes,
- * count f64 priority hashes, and the three sums (f64).
+ * count f64 priority hashes, the three sums (f64), and count + 1 u32: where each name starts in the
+ * names (as a string's index; the last, its length + 1).
  */
 
-// 'HOL7': the layout with the names' signature (HOL6 had the listing digest, HOL5 had priority hashes, HOL4 title hashes, HOL3 the
-// keeper's mark, HOL2 the stamp only, HOL1 neither: all are foreign).
-const MAGIC = 0x484f4c37;
+// 'HOL8': the layout with where each name starts (HOL7 had the names' signature, HOL6 the listing digest, HOL5 priority hashes,
+// HOL4 title hashes, HOL3 the keeper's mark, HOL2 the stamp only, HOL1 neither: all are foreign).
+const MAGIC = 0x484f4c38;
 const DIGEST = 40;
 const SIG = 16;
 const PER_FILE = 7;
@@ -69,6 +70,24 @@ export interface StatIndex {
   digest?: string;
   /** namesSig(names), as stored (set by writeStatIndex), or once computed (snapshotSig). */
   sig?: string;
+  /**
+   * Where each name starts in `of` (which must be `names`: a copy with other names does not carry
+   * them), as read: a lookup of one name by position or a position by name is then no scan of the
+   * string (work-listing.ts snapshotNames). Computed when a snapshot is written without them.
+   */
+  starts?: { of: string; at: Uint32Array };
+}
+
+/** Where each of the names (one string, '\n' between them) starts, and its length + 1 last. */
+export function nameStarts(names: string, count: number): Uint32Array {
+  const at = new Uint32Array(count + 1);
+  let from = 0;
+  for (let i = 0; i < count; i++) {
+    at[i] = from;
+    from = names.indexOf('\n', from) + 1 || names.length + 1;
+  }
+  at[count] = names.length + 1;
+  return at;
 }
 
 /**
@@ -140,12 +159,17 @@ export function readStatIndex(path: string, stamp: string): StatIndex | null {
   const markEnd = stampEnd + buf.readUInt32LE(16);
   const head = markEnd + DIGEST + SIG;
   const at = pad8(head + namesLen);
-  if (buf.length !== at + (count * PER_FILE + SUMS) * 8) return null;
+  const startsAt = at + (count * PER_FILE + SUMS) * 8;
+  if (buf.length !== startsAt + (count + 1) * 4) return null;
   // Copied out: a Float64Array view needs an 8-aligned offset into the buffer's memory.
   const numbers = new Float64Array(count * PER_FILE + SUMS);
-  new Uint8Array(numbers.buffer).set(buf.subarray(at));
+  new Uint8Array(numbers.buffer).set(buf.subarray(at, startsAt));
+  const starts = new Uint32Array(count + 1);
+  new Uint8Array(starts.buffer).set(buf.subarray(startsAt));
+  const names = buf.toString('utf8', head, head + namesLen);
+  if ((count > 0 && starts[0] !== 0) || starts[count] !== names.length + 1) return null;
   return {
-    names: buf.toString('utf8', head, head + namesLen), count, stats: numbers.subarray(0, count * 4), hashes: numbers.subarray(count * 4, count * 5),
+    names, count, starts: { of: names, at: starts }, stats: numbers.subarray(0, count * 4), hashes: numbers.subarray(count * 4, count * 5),
     titles: numbers.subarray(count * 5, count * 6), prios: numbers.subarray(count * 6, count * 7), sums: numbers.subarray(count * 7), mark: buf.toString('utf8', stampEnd, markEnd),
     digest: buf.toString('latin1', markEnd, markEnd + DIGEST).trim(), sig: buf.toString('latin1', markEnd + DIGEST, head).trim(),
   };
@@ -164,7 +188,9 @@ export function writeStatIndex(path: string, idx: StatIndex, stamp: string, tmpD
   const mark = Buffer.from(idx.mark, 'utf8');
   const head = FIXED + st.length + mark.length + DIGEST + SIG;
   const at = pad8(head + names.length);
-  const buf = Buffer.alloc(at + (idx.count * PER_FILE + SUMS) * 8);
+  const startsAt = at + (idx.count * PER_FILE + SUMS) * 8;
+  const starts = idx.starts?.of === idx.names ? idx.starts.at : nameStarts(idx.names, idx.count);
+  const buf = Buffer.alloc(startsAt + (idx.count + 1) * 4);
   buf.writeUInt32LE(MAGIC, 0);
   buf.writeUInt32LE(idx.count, 4);
   buf.writeUInt32LE(names.length, 8);
@@ -180,6 +206,7 @@ export function writeStatIndex(path: string, idx: StatIndex, stamp: string, tmpD
   buf.set(new Uint8Array(idx.titles.buffer, idx.titles.byteOffset, idx.count * 8), at + idx.count * 40);
   buf.set(new Uint8Array(idx.prios.buffer, idx.prios.byteOffset, idx.count * 8), at + idx.count * 48);
   buf.set(new Uint8Array(idx.sums.buffer, idx.sums.byteOffset, SUMS * 8), at + idx.count * 56);
+  buf.set(new Uint8Array(starts.buffer, starts.byteOffset, (idx.count + 1) * 4), startsAt);
   writeCache(path, buf, tmpDir);
 }
 

@@ -267,28 +267,47 @@ export interface SnapshotNames {
 /** Looked up one at a time while few are (each a scan of the string), then split. */
 const FEW = 8;
 
-export function snapshotNames(joined: string, count: number): SnapshotNames {
+export function snapshotNames(joined: string, count: number, starts?: Uint32Array): SnapshotNames {
   let all: string[] | null = null;
   let at: Map<string, number> | null = null;
   let looks = 0;
   const split = () => (all ??= count ? joined.split('\n') : []);
-  /** Where line i starts, by counting newlines. */
+  /** Where line i starts: stored with the snapshot, else by counting newlines. */
   const start = (i: number) => {
+    if (starts) return starts[i];
     let from = 0;
     for (let k = 0; k < i && from >= 0; k++) from = joined.indexOf('\n', from) + 1 || -1;
     return from;
+  };
+  /** The line that starts at p: a search of the starts, else by counting newlines. */
+  const lineAt = (p: number) => {
+    if (starts) {
+      let lo = 0;
+      let hi = count - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (starts[mid] <= p) lo = mid;
+        else hi = mid - 1;
+      }
+      return starts[lo] === p ? lo : -1;
+    }
+    let k = 0;
+    for (let x = joined.indexOf('\n'); x >= 0 && x < p; x = joined.indexOf('\n', x + 1)) k++;
+    return k;
   };
   return {
     count,
     all: split,
     at(i) {
-      if (all || ++looks > FEW) return split()[i];
+      if (all || (!starts && ++looks > FEW)) return split()[i];
+      // Out of range: what the split names give there.
+      if (!(i >= 0 && i < count)) return split()[i];
       const from = start(i);
       const end = joined.indexOf('\n', from);
       return from < 0 ? '' : joined.slice(from, end < 0 ? joined.length : end);
     },
     indexOf(name) {
-      if (all || ++looks > FEW) {
+      if (all || (!starts && ++looks > FEW)) {
         if (!at) {
           at = new Map();
           const list = split();
@@ -303,10 +322,7 @@ export function snapshotNames(joined: string, count: number): SnapshotNames {
         if (q >= 0) p = q + 1;
         else if (joined.endsWith('\n' + name)) p = joined.length - name.length;
       }
-      if (p < 0) return -1;
-      let k = 0;
-      for (let x = joined.indexOf('\n'); x >= 0 && x < p; x = joined.indexOf('\n', x + 1)) k++;
-      return k;
+      return p < 0 ? -1 : lineAt(p);
     },
   };
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { nameStarts } from '../../src/store/stat-index.js';
 import { snapshotNames } from '../../src/store/work-listing.js';
 
 describe("a snapshot's names, looked up without splitting them", () => {
@@ -20,5 +21,16 @@ describe("a snapshot's names, looked up without splitting them", () => {
     for (const n of ['a', 'b', '.md', 'md\nb.md', 'x.md']) expect(names.indexOf(n)).toBe(-1);
     expect(snapshotNames('only.md', 1).indexOf('only.md')).toBe(0);
     expect(snapshotNames('', 0).all()).toEqual([]);
+  });
+
+  it('answers the same from the starts a snapshot stores, without a scan or a split', () => {
+    const joined = ['é.md', ...list, '漢字.md'].join('\n');
+    const count = list.length + 2;
+    const plain = snapshotNames(joined, count);
+    const stored = snapshotNames(joined, count, nameStarts(joined, count));
+    for (let i = -1; i <= count; i++) expect(stored.at(i)).toBe(plain.at(i));
+    for (const n of [...list, 'é.md', '漢字.md', 'a', '.md', 'x.md', 'md\nb.md']) expect(stored.indexOf(n)).toBe(plain.indexOf(n));
+    expect(snapshotNames('only.md', 1, nameStarts('only.md', 1)).indexOf('only.md')).toBe(0);
+    expect(nameStarts('', 0)).toEqual(Uint32Array.of(1));
   });
 });

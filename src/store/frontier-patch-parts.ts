@@ -5,6 +5,8 @@ import type { WorkItem } from '../core/types.js';
 import type { DepIndex, DepRow } from './frontier-deps.js';
 import { prioHash, titleHash } from './graph-entry.js';
 import type { Titled } from './stat-index.js';
+import type { TitleIndex } from './frontier-titles.js';
+import { PER } from './frontier-entry-text.js';
 import type { Listing } from './work-listing.js';
 
 /** The parts of a verdict patch (frontier-patch.ts) that read files or build its read index. */
@@ -66,4 +68,66 @@ export function sortedCodes(byCode: Record<string, number>): Record<string, numb
   const out: Record<string, number> = {};
   for (const k of Object.keys(byCode).sort()) if (byCode[k] > 0) out[k] = byCode[k];
   return out;
+}
+
+/**
+ * Where each affected item is shown in the answer (channel, index in it), by where their files are
+ * (per listing, by position: small integers, where a Map keyed by listing * 2^32 + position hashes
+ * doubles once per entry shown), with the first entry of each channel. An entry whose title or
+ * priority is not its file's (a patch that never got stored) is affected too: added to `affected`
+ * and `where`.
+ */
+export function shownAffected(index: TitleIndex, snaps: Titled[], listings: Listing[], affected: Set<string>, where: Map<string, [number, number]>, before: Array<[number, number]>) {
+  const nameAt = (k: number, i: number) => listings[k].nameAt(i);
+  // The answer's entries are matched by number, and a name is looked up only for what is found.
+  const byPos = listings.map(() => new Map<number, string>());
+  for (const id of affected) {
+    const [k, i] = where.get(id)!;
+    byPos[k].set(i, id);
+  }
+  const q = index.quads;
+  const shownAt = new Map<string, [number, number]>();
+  const starts: number[] = [];
+  let first = 0;
+  for (let c = 0; c < CHANNELS.length; c++) {
+    starts.push(first);
+    first += index.channels[c][0];
+  }
+  const shown = (id: string, c: number, j: number) => {
+    if (shownAt.has(id)) give('an entry is shown twice');
+    affected.add(id);
+    shownAt.set(id, [c, j]);
+  };
+  // The snapshot as this command found it has the sums the index was made with: then every file's
+  // title and priority hashes are the ones its entries hold (sums of random 52-bit hashes, as
+  // frontier-titles.ts compares them), and only the affected need finding, by a native search of the
+  // index's numbers rather than a look at each of the 25,000 entries shown at 50,000 items.
+  if (listings.every((_, k) => index.listings[k].titles === before[k][0] && index.listings[k].prios === before[k][1])) {
+    for (const id of [...affected]) {
+      const [k, i] = where.get(id)!;
+      for (let p = q.indexOf(i, 1); p >= 0; p = q.indexOf(i, p + 1)) {
+        if (p % PER !== 1 || q[p - 1] !== k) continue;
+        const g = (p - 1) / PER;
+        let c = CHANNELS.length - 1;
+        while (starts[c] > g) c--;
+        shown(id, c, g - starts[c]);
+      }
+    }
+  } else {
+    for (let c = 0; c < CHANNELS.length; c++) {
+      for (let j = 0; j < index.channels[c][0]; j++) {
+        const n = PER * (starts[c] + j);
+        const k = q[n];
+        const i = q[n + 1];
+        if (!snaps[k] || !(i < snaps[k].titles.length)) give('an entry is not where the index says');
+        const found = byPos[k]?.get(i);
+        if (found !== undefined || snaps[k].titles[i] !== q[n + 2] || snaps[k].prios[i] !== q[n + 3]) {
+          const id = found ?? nameAt(k, i).slice(0, -3);
+          shown(id, c, j);
+          where.set(id, [k, i]);
+        }
+      }
+    }
+  }
+  return { byPos, shownAt, starts };
 }

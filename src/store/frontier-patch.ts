@@ -14,7 +14,7 @@ import type { Home } from './home.js';
 import { snapshotSig, type Titled } from './stat-index.js';
 import type { Listing } from './work-listing.js';
 import { trace } from './trace.js';
-import { give, keptEntry, nextDeps, sortedCodes, Unpatchable, type Judged } from './frontier-patch-parts.js';
+import { give, keptEntry, nextDeps, shownAffected, sortedCodes, Unpatchable, type Judged } from './frontier-patch-parts.js';
 import { answerHead, verdictJudge } from './frontier-patch-judge.js';
 
 /**
@@ -131,63 +131,9 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
     affected.add(reader);
     where.set(reader, [Math.floor(at / 2 ** 32), at % 2 ** 32]);
   }
-  // The affected by where their files are (listing * 2^32 + position): the answer's entries are
-  // matched by number, and a name is looked up only for what is found.
-  // Per listing, by position (small integers: a Map keyed by listing * 2^32 + position hashes doubles,
-  // once per entry shown).
-  const byPos = listings.map(() => new Map<number, string>());
-  for (const id of affected) {
-    const [k, i] = where.get(id)!;
-    byPos[k].set(i, id);
-  }
-
-  // Where each affected item is in the answer; an entry whose title or priority is not its file's
-  // (a patch that never got stored) is evaluated again too.
-  const nameAt = (k: number, i: number) => listings[k].nameAt(i);
   const q = index.quads;
-  const shownAt = new Map<string, [number, number]>();
-  const starts: number[] = [];
-  let first = 0;
-  for (let c = 0; c < CHANNELS.length; c++) {
-    starts.push(first);
-    first += index.channels[c][0];
-  }
-  const shown = (id: string, c: number, j: number) => {
-    if (shownAt.has(id)) give('an entry is shown twice');
-    affected.add(id);
-    shownAt.set(id, [c, j]);
-  };
-  // The snapshot as this command found it has the sums the index was made with: then every file's
-  // title and priority hashes are the ones its entries hold (sums of random 52-bit hashes, as
-  // frontier-titles.ts compares them), and only the affected need finding, by a native search of the
-  // index's numbers rather than a look at each of the 25,000 entries shown at 50,000 items.
-  if (listings.every((_, k) => index.listings[k].titles === x.before[k][0] && index.listings[k].prios === x.before[k][1])) {
-    for (const id of [...affected]) {
-      const [k, i] = where.get(id)!;
-      for (let p = q.indexOf(i, 1); p >= 0; p = q.indexOf(i, p + 1)) {
-        if (p % PER !== 1 || q[p - 1] !== k) continue;
-        const g = (p - 1) / PER;
-        let c = CHANNELS.length - 1;
-        while (starts[c] > g) c--;
-        shown(id, c, g - starts[c]);
-      }
-    }
-  } else {
-    for (let c = 0; c < CHANNELS.length; c++) {
-      for (let j = 0; j < index.channels[c][0]; j++) {
-        const n = PER * (starts[c] + j);
-        const k = q[n];
-        const i = q[n + 1];
-        if (!snaps[k] || !(i < snaps[k].titles.length)) give('an entry is not where the index says');
-        const found = byPos[k]?.get(i);
-        if (found !== undefined || snaps[k].titles[i] !== q[n + 2] || snaps[k].prios[i] !== q[n + 3]) {
-          const id = found ?? nameAt(k, i).slice(0, -3);
-          shown(id, c, j);
-          where.set(id, [k, i]);
-        }
-      }
-    }
-  }
+  const nameAt = (k: number, i: number) => listings[k].nameAt(i);
+  const { byPos, shownAt, starts } = shownAffected(index, snaps, listings, affected, where, x.before);
   const cutAt = new Map<string, number>();
   cutWas.forEach(([k, i, prio], m) => {
     if (!snaps[k] || !(i < snaps[k].prios.length)) give('an entry left out is not where the index says');

@@ -53,6 +53,17 @@ export const partsBytes = (parts: Array<string | Uint8Array>) => Buffer.concat(p
  * decoding them). Reads only.
  */
 export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Array<string | Uint8Array>> {
+  return (await answerParts(ctx, opts)).parts;
+}
+
+/**
+ * The frontier's default answer for a reader of its top alone (`holon pick`): where the cached answer
+ * is reused as it is, only its first `head` bytes are read (`partial`; at 50,000 items the answer is
+ * 7.5 MB, reading it some 10 ms); otherwise the whole answer, as frontierParts gives it.
+ */
+export const frontierHead = (ctx: OpsCtx, head: number) => answerParts(ctx, {}, head);
+
+async function answerParts(ctx: OpsCtx, opts: FrontierOpts, head?: number): Promise<{ parts: Array<string | Uint8Array>; partial: boolean }> {
   const view = { limit: opts.limit, all: Boolean(opts.all) };
   const { limit } = view;
   const home = ctx.home();
@@ -63,13 +74,19 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
   // An answer built on a file changed a moment ago is never reused by file keys (see RACY_MS).
   const keptFp = listings.some((l) => l.racy.size > 0) ? '' : fp;
   const nowIso = iso(ctx.nowMs);
-  const cached = readCachedFrontier(home, agent, view);
+  const cached = readCachedFrontier(home, agent, view, head);
   // The previous answer, when the inputs outside the work files (clock window, checkout, events) hold.
-  const prev = cached && stillValid(home, cached.header, ctx.nowMs, ctx.cwd) ? cached : null;
+  let prev = cached && stillValid(home, cached.header, ctx.nowMs, ctx.cwd) ? cached : null;
   if (prev && prev.header.fp === fp && !listings.some((l) => l.healable)) {
     trace('frontier: reused (no file changed)');
-    return reuseParts(prev, nowIso);
+    return { parts: reuseParts(prev, nowIso), partial: prev.partial };
   }
+  // Patched from: the whole text, of the same answer (else, another call's just stored, it is evaluated).
+  if (prev?.partial) {
+    const whole = readCachedFrontier(home, agent, view);
+    prev = whole && whole.header.token === prev.header.token ? whole : null;
+  }
+  const whole = (parts: Array<string | Uint8Array>) => ({ parts, partial: false });
   if (prev) {
     // A few files changed (a progress note): their new content hashes give the digest without the
     // graph cache; the same digest means the same answer, once its titles are current.
@@ -92,12 +109,12 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
     const gfp = known ? graphFingerprint(home, agent, holder, view, digest) : '';
     if (known && prev.header.gfp === gfp) {
       const reused = withTitles(home, agent, holder, view, prev, keptFp, listings, snapshots, nowIso);
-      if (reused) return reused;
+      if (reused) return whole(reused);
     }
     // A few items changed what the frontier reads (a complete, a claim): those and their readers.
     if (known && prev.header.gfp !== gfp && defaultView(view)) {
       const patched = await withVerdicts(ctx, { agent, holder, view, prev, fp: keptFp, gfp, listings, snapshots, changed, before });
-      if (patched) return patched;
+      if (patched) return whole(patched);
     }
   }
   // Loaded only now: a reused answer needs neither the graph nor the evaluator.
@@ -111,7 +128,7 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
   if (prev && prev.header.gfp === gfp) {
     // Files changed but not what the frontier reads (a progress note): same answer, new file keys.
     const reused = withTitles(home, agent, holder, view, prev, keptFp, listings, snapshots, nowIso);
-    if (reused) return reused;
+    if (reused) return whole(reused);
   }
   const { input, problems, used } = buildFrontierInput(home, agent, { holder, nowMs: ctx.nowMs, cwd: ctx.cwd }, loaded);
   const bounds = { from: -Infinity, until: Infinity };
@@ -130,7 +147,7 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
   const bytes = Array.from(jsonParts({ ...f, problems }), (part) => Buffer.from(part));
   const deps = record && titles?.where ? depIndexOf(input.items, agent, folderOf(loaded.folders), record.out, problems.length, tail, titles.where) : null;
   storeFrontier(home, agent, view, headerFor(keptFp, gfp, bounds, used, f.now), bytes, titles, deps);
-  return bytes;
+  return whole(bytes);
 }
 
 const defaultView = (view: FrontierView) => !view.all && view.limit === undefined;

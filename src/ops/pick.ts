@@ -5,9 +5,10 @@ import { viewOf, type WorkView } from '../core/workitem.js';
 import { claimWork } from '../store/claims.js';
 import { writeFocus, type Focus } from '../store/focus.js';
 import { channelEntries } from '../store/frontier-entry-text.js';
+import { readAnswerText } from '../store/frontier-cache.js';
 import { readWorkFile, workFile, type WorkRef } from '../store/work-store.js';
 import type { OpsCtx } from './context.js';
-import { frontierParts, partsBytes } from './frontier.js';
+import { frontierHead, partsBytes } from './frontier.js';
 import { holderOf } from './holder.js';
 
 /** Sets the agent's focus. Focus is not running: the item may be waiting, and others keep their state. */
@@ -61,9 +62,11 @@ function leadingBytes(parts: Array<string | Uint8Array>, max: number): Buffer {
 export async function claimNext(ctx: OpsCtx, opts: { ttl?: string }, agent: string, holder: string): Promise<{ answer: () => Buffer; lost: string[]; ref: WorkRef | null; focus: Focus | null; view: WorkView | null }> {
   const home = ctx.home();
   const ttlMs = opts.ttl ? parseDuration(opts.ttl, '--ttl') : null;
-  const parts = await frontierParts(ctx, {});
+  const { parts, partial } = await frontierHead(ctx, LEADING_BYTES);
   let bytes: Buffer | null = null;
-  const answer = () => (bytes ??= partsBytes(parts));
+  // All of it, when only its start was read: the text as stored now (another call may have stored a
+  // newer one meanwhile; the claim of any of its entries is checked by claimWork all the same).
+  const answer = () => (bytes ??= (partial && readAnswerText(home, agent, { limit: undefined, all: false })) || partsBytes(parts));
   const lost: string[] = [];
   for (const e of channelEntries(channelsPart(parts) ?? leadingBytes(parts, LEADING_BYTES), 'runnable', answer)) {
     const ref = { agent: e.agent || agent, id: e.id, file: workFile(home, e.agent || agent, e.id) };

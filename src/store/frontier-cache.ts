@@ -1,6 +1,6 @@
 import { Hash128 } from '../core/hash128.js';
 import { randomBytes } from './random.js';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Workspace } from '../core/frontier.js';
 import { VERSION } from '../version.js';
@@ -66,6 +66,8 @@ export interface CachedFrontier {
   /** The text file's bytes; the answer starts at `start` (after the token line). */
   bytes: Buffer;
   start: number;
+  /** Only the file's first bytes were read (readCachedFrontier's `head`). */
+  partial: boolean;
 }
 
 const statSig = (file: string) => fileKey(file) ?? '-';
@@ -155,15 +157,39 @@ export function readTitleIndex(home: Home, agent: string, view: FrontierView, c:
  * (a progress note) rewrites the header, not megabytes of text; a header and a text written by two
  * different calls never pair up, since their tokens differ.
  */
-export function readCachedFrontier(home: Home, agent: string, view: FrontierView): CachedFrontier | null {
+export function readCachedFrontier(home: Home, agent: string, view: FrontierView, head?: number): CachedFrontier | null {
   try {
     const header = JSON.parse(readFileSync(cachePath(home, agent, view), 'utf8')) as Header;
     if (header.v !== CACHE_VERSION) return null;
     // Bytes, never decoded: at 50,000 items the answer is megabytes, and decoding it, setting `now` in
     // a string copy and encoding it again for stdout cost several times what reading it does.
+    const { bytes, partial } = head === undefined ? { bytes: readFileSync(textPath(home, agent, view)), partial: false } : readStart(textPath(home, agent, view), head);
+    const nl = bytes.indexOf(10);
+    return nl >= 0 && bytes.toString('utf8', 0, nl) === header.token ? { header, bytes, start: nl + 1, partial } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A file's first `max` bytes (all of it when it is no longer), and whether there is more. */
+function readStart(path: string, max: number): { bytes: Buffer; partial: boolean } {
+  const fd = openSync(path, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(max + 1);
+    let n = 0;
+    for (let got = 1; got > 0 && n < buf.length; n += got) got = readSync(fd, buf, n, buf.length - n, null);
+    return n > max ? { bytes: buf.subarray(0, max), partial: true } : { bytes: buf.subarray(0, n), partial: false };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The whole text of the agent's last answer (after its token line), whichever answer it is now; null when there is none. */
+export function readAnswerText(home: Home, agent: string, view: FrontierView): Buffer | null {
+  try {
     const bytes = readFileSync(textPath(home, agent, view));
     const nl = bytes.indexOf(10);
-    return nl >= 0 && bytes.toString('utf8', 0, nl) === header.token ? { header, bytes, start: nl + 1 } : null;
+    return nl >= 0 ? bytes.subarray(nl + 1) : null;
   } catch {
     return null;
   }

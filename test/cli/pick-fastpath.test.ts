@@ -79,4 +79,47 @@ describe('pick with no id', () => {
     expect(late.id).toBe(expected);
     expect(late.trace).toMatch(/frontier: evaluated/);
   }, 120_000);
+
+  it('reads only the start of a big cached answer, and the whole of it to patch it', async () => {
+    // Some 1,500 runnable entries: an answer of more than the 256 KB a pick reads of it.
+    const { p } = await graphProject(3000);
+    // No keeper of its own (a home this big would start one), whose refresh could come first.
+    const env = { HOLON_NOW: NOW, HOLON_TRACE_INDEX: '1', HOLON_INDEX_AUTO: '0' };
+    const local = join(p.home, 'local');
+    const top = async () => {
+      renameSync(local, `${local}.kept`);
+      try {
+        const r = await p.h(['frontier', '--json'], { HOLON_NOW: NOW, HOLON_INDEX_AUTO: '0' });
+        expect(r.code, r.stderr).toBe(0);
+        return JSON.parse(r.stdout).runnable[0].id as string;
+      } finally {
+        rmSync(local, { recursive: true, force: true });
+        renameSync(`${local}.kept`, local);
+      }
+    };
+    const answer = await p.h(['frontier', '--json'], env);
+    expect(answer.stdout.length).toBeGreaterThan(300_000);
+    const pick = async () => {
+      const r = await p.h(['pick', '--json'], env);
+      expect(r.code, r.stderr).toBe(0);
+      return { id: JSON.parse(r.stdout).focus as string, trace: r.stderr };
+    };
+    for (let round = 0; round < 2; round++) {
+      // Reused as it is (its own claim keeps the item first)...
+      const want = await top();
+      expect((await pick()).id).toBe(want);
+      // (The claim it wrote is patched in by the next.)
+      expect((await pick()).id).toBe(want);
+      const again = await pick();
+      expect(again.id).toBe(want);
+      expect(again.trace).toMatch(/frontier: reused/);
+      // ... and patched after a complete, from the whole answer read again.
+      expect((await p.h(['complete', want, '--result', 'r', '--evidence', 'e', '--no-followup', 'none'], env)).code).toBe(0);
+      const next = await top();
+      const after = await pick();
+      expect(after.trace).toMatch(/frontier: patched/);
+      expect(after.id).toBe(next);
+      expect((await p.h(['frontier', '--json'], env)).stdout.length).toBeGreaterThan(300_000);
+    }
+  }, 120_000);
 });

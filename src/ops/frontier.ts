@@ -63,7 +63,8 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
  */
 export const frontierHead = (ctx: OpsCtx, head: number) => answerParts(ctx, {}, head);
 
-async function answerParts(ctx: OpsCtx, opts: FrontierOpts, head?: number): Promise<{ parts: Array<string | Uint8Array>; partial: boolean }> {
+/** `partial`: the stored answer's token when only its start was read (readAnswerText gives the rest); else null. */
+async function answerParts(ctx: OpsCtx, opts: FrontierOpts, head?: number): Promise<{ parts: Array<string | Uint8Array>; partial: string | null }> {
   const view = { limit: opts.limit, all: Boolean(opts.all) };
   const { limit } = view;
   const home = ctx.home();
@@ -79,21 +80,22 @@ async function answerParts(ctx: OpsCtx, opts: FrontierOpts, head?: number): Prom
   let prev = cached && stillValid(home, cached.header, ctx.nowMs, ctx.cwd) ? cached : null;
   if (prev && prev.header.fp === fp && !listings.some((l) => l.healable)) {
     trace('frontier: reused (no file changed)');
-    return { parts: reuseParts(prev, nowIso), partial: prev.partial };
+    return { parts: reuseParts(prev, nowIso), partial: prev.partial ? prev.header.token : null };
   }
   // Patched from: the whole text, of the same answer (else, another call's just stored, it is evaluated).
   if (prev?.partial) {
     const whole = readCachedFrontier(home, agent, view);
     prev = whole && whole.header.token === prev.header.token ? whole : null;
   }
-  const whole = (parts: Array<string | Uint8Array>) => ({ parts, partial: false });
+  const whole = (parts: Array<string | Uint8Array>) => ({ parts, partial: null });
   if (prev) {
     // A few files changed (a progress note): their new content hashes give the digest without the
     // graph cache; the same digest means the same answer, once its titles are current.
     const digest: Record<string, number> = {};
     const snapshots: Record<string, Titled> = {};
     const changed: Array<Array<[number, Entry]>> = [];
-    const before: Array<[number, number]> = [];
+    const before: Array<[number, number, number]> = [];
+    const found: Record<string, number> = {};
     let known = true;
     for (const l of listings) {
       const d = quickDigest(home, l);
@@ -105,6 +107,7 @@ async function answerParts(ctx: OpsCtx, opts: FrontierOpts, head?: number): Prom
       snapshots[l.agent] = d.snapshot;
       changed.push(d.changed);
       before.push(d.before);
+      found[l.agent] = d.before[0];
     }
     const gfp = known ? graphFingerprint(home, agent, holder, view, digest) : '';
     if (known && prev.header.gfp === gfp) {
@@ -112,9 +115,14 @@ async function answerParts(ctx: OpsCtx, opts: FrontierOpts, head?: number): Prom
       if (reused) return whole(reused);
     }
     // A few items changed what the frontier reads (a complete, a claim): those and their readers.
+    // Only from the snapshot the answer was made on: one another call stored since (another view's, which
+    // read a file edited by hand) would hide that file's change from the changed ones.
     if (known && prev.header.gfp !== gfp && defaultView(view)) {
-      const patched = await withVerdicts(ctx, { agent, holder, view, prev, fp: keptFp, gfp, listings, snapshots, changed, before });
-      if (patched) return whole(patched);
+      if (graphFingerprint(home, agent, holder, view, found) !== prev.header.gfp) trace('frontier: not patched (the snapshot is not the one the answer was made on)');
+      else {
+        const patched = await withVerdicts(ctx, { agent, holder, view, prev, fp: keptFp, gfp, listings, snapshots, changed, before });
+        if (patched) return whole(patched);
+      }
     }
   }
   // Loaded only now: a reused answer needs neither the graph nor the evaluator.
@@ -166,7 +174,7 @@ function folderOf(folders: Array<[string, number]>): (n: number) => string {
  * The previous answer with the verdicts of the changed items and of the items reading them evaluated
  * again (store/frontier-patch.ts); null when it cannot be patched, and the graph is evaluated.
  */
-async function withVerdicts(ctx: OpsCtx, x: { agent: string; holder: string; view: FrontierView; prev: CachedFrontier; fp: string; gfp: string; listings: Listing[]; snapshots: Record<string, Titled>; changed: Array<Array<[number, Entry]>>; before: Array<[number, number]> }): Promise<Array<string | Uint8Array> | null> {
+async function withVerdicts(ctx: OpsCtx, x: { agent: string; holder: string; view: FrontierView; prev: CachedFrontier; fp: string; gfp: string; listings: Listing[]; snapshots: Record<string, Titled>; changed: Array<Array<[number, Entry]>>; before: Array<[number, number, number]> }): Promise<Array<string | Uint8Array> | null> {
   const home = ctx.home();
   const { agent, view, prev } = x;
   const deps = readDeps(home, agent, view, prev.header.lineage);

@@ -1,4 +1,4 @@
-import { HolonError, invalid } from '../core/errors.js';
+import { conflict, HolonError, invalid } from '../core/errors.js';
 import type { Frontier } from '../core/frontier.js';
 import { parseDuration } from '../core/time.js';
 import { viewOf, type WorkView } from '../core/workitem.js';
@@ -64,9 +64,14 @@ export async function claimNext(ctx: OpsCtx, opts: { ttl?: string }, agent: stri
   const ttlMs = opts.ttl ? parseDuration(opts.ttl, '--ttl') : null;
   const { parts, partial } = await frontierHead(ctx, LEADING_BYTES);
   let bytes: Buffer | null = null;
-  // All of it, when only its start was read: the text as stored now (another call may have stored a
-  // newer one meanwhile; the claim of any of its entries is checked by claimWork all the same).
-  const answer = () => (bytes ??= (partial && readAnswerText(home, agent, { limit: undefined, all: false })) || partsBytes(parts));
+  // All of it, when only its start was read: the same answer's rest, unless another call stored a new
+  // one meanwhile (every claim in the first 256 KB lost, and the frontier moved): then a retry.
+  const whole = () => {
+    const text = readAnswerText(home, agent, { limit: undefined, all: false }, partial!);
+    if (!text) throw conflict('the frontier changed while pick read it', 'run holon pick again');
+    return text;
+  };
+  const answer = () => (bytes ??= partial ? whole() : partsBytes(parts));
   const lost: string[] = [];
   for (const e of channelEntries(channelsPart(parts) ?? leadingBytes(parts, LEADING_BYTES), 'runnable', answer)) {
     const ref = { agent: e.agent || agent, id: e.id, file: workFile(home, e.agent || agent, e.id) };

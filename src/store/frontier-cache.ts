@@ -184,12 +184,12 @@ function readStart(path: string, max: number): { bytes: Buffer; partial: boolean
   }
 }
 
-/** The whole text of the agent's last answer (after its token line), whichever answer it is now; null when there is none. */
-export function readAnswerText(home: Home, agent: string, view: FrontierView): Buffer | null {
+/** The whole text of the answer stored under `token` (after its token line); null when it is not the one stored now. */
+export function readAnswerText(home: Home, agent: string, view: FrontierView, token: string): Buffer | null {
   try {
     const bytes = readFileSync(textPath(home, agent, view));
     const nl = bytes.indexOf(10);
-    return nl >= 0 ? bytes.subarray(nl + 1) : null;
+    return nl >= 0 && bytes.toString('utf8', 0, nl) === token ? bytes.subarray(nl + 1) : null;
   } catch {
     return null;
   }

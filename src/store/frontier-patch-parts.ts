@@ -77,7 +77,7 @@ export function sortedCodes(byCode: Record<string, number>): Record<string, numb
  * priority is not its file's (a patch that never got stored) is affected too: added to `affected`
  * and `where`.
  */
-export function shownAffected(index: TitleIndex, snaps: Titled[], listings: Listing[], affected: Set<string>, where: Map<string, [number, number]>, before: Array<[number, number]>) {
+export function shownAffected(index: TitleIndex, snaps: Titled[], listings: Listing[], affected: Set<string>, where: Map<string, [number, number]>, before: Array<[number, number, number]>) {
   const nameAt = (k: number, i: number) => listings[k].nameAt(i);
   // The answer's entries are matched by number, and a name is looked up only for what is found.
   const byPos = listings.map(() => new Map<number, string>());
@@ -102,7 +102,7 @@ export function shownAffected(index: TitleIndex, snaps: Titled[], listings: List
   // title and priority hashes are the ones its entries hold (sums of random 52-bit hashes, as
   // frontier-titles.ts compares them), and only the affected need finding, by a native search of the
   // index's numbers rather than a look at each of the 25,000 entries shown at 50,000 items.
-  if (listings.every((_, k) => index.listings[k].titles === before[k][0] && index.listings[k].prios === before[k][1])) {
+  if (listings.every((_, k) => index.listings[k].titles === before[k][1] && index.listings[k].prios === before[k][2])) {
     for (const id of [...affected]) {
       const [k, i] = where.get(id)!;
       for (let p = q.indexOf(i, 1); p >= 0; p = q.indexOf(i, p + 1)) {

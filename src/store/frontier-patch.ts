@@ -56,8 +56,8 @@ export interface PatchInput {
   snapshots: Record<string, Titled>;
   /** Per listing, the files whose entries changed since the answer's snapshot (quickDigest). */
   changed: Array<Array<[number, Entry]>>;
-  /** Per listing, the title and priority sums of its snapshot before those files were read again (quickDigest). */
-  before: Array<[number, number]>;
+  /** Per listing, the sums (digest, titles, priorities) of its snapshot before those files were read again (quickDigest). */
+  before: Array<[number, number, number]>;
   /** How many not_runnable entries the answer shows (ops/frontier.ts NOT_RUNNABLE_SHOWN). */
   cap: number;
 }

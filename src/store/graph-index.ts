@@ -286,12 +286,12 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph, conte
  * new entries go to the graph cache's patch log and a new snapshot is written. Null when the
  * snapshot cannot answer (missing, other names, a file that vanished): load the graph instead.
  */
-export function quickDigest(home: Home, listing: Listing): { digest: number; snapshot: StatIndex; changed: Array<[number, Entry]>; before: [number, number] } | null {
+export function quickDigest(home: Home, listing: Listing): { digest: number; snapshot: StatIndex; changed: Array<[number, Entry]>; before: [number, number, number] } | null {
   const { agent, stats, racy, linked, cachePath } = listing;
   const idx = listing.snapshot ?? readStatIndex(idxOf(cachePath), GRAPH_STAMP);
   if (!idx || idx.count !== listing.count || idx.names !== listing.joined) return null;
-  // The title and priority sums as the snapshot was found, before the files read again change them.
-  const before: [number, number] = [idx.sums[1], idx.sums[2]];
+  // The sums (digest, titles, priorities) as the snapshot was found, before the files read again change them.
+  const before: [number, number, number] = [idx.sums[0], idx.sums[1], idx.sums[2]];
   const prefix = workDir(home, agent) + '/';
   const patch: string[] = [];
   // The files whose entry is not the snapshot's (content, title or priority), with their new entries.

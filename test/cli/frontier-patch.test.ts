@@ -133,7 +133,18 @@ describe('the frontier patched after a change', () => {
     await ok('edit', free[0].id, '--add-depends-on', free[1].id);
     expect((await same('a new dependency')).how).toBe('evaluated');
     await ok('complete', free[1].id, '--result', 'r', '--evidence', 'e', '--no-followup', 'none');
-    expect((await same('its dependency done')).how).toBe('patched');
+    const done = await same('its dependency done');
+    expect(done.how, done.trace).toBe('patched');
+
+    // A status edited by hand that another view's call read and stored in the snapshot: the snapshot
+    // hides it from the files this call finds changed, so the answer is evaluated, not patched from it.
+    const blocked = done.f.runnable[3].id;
+    writeFileSync(file(blocked), readFileSync(file(blocked), 'utf8').replace('status: "open"', 'status: "blocked"'));
+    await ok('frontier', '--json', '--limit', '1');
+    await ok('complete', done.f.runnable[0].id, '--result', 'r', '--evidence', 'e', '--no-followup', 'none');
+    const hidden = await same('a status another view took in');
+    expect(hidden.trace).toMatch(/not patched \(the snapshot is not the one the answer was made on\)/);
+    expect(where(hidden.f, blocked)).toBe('not_runnable');
     expect(paths.filter((x) => x.endsWith('patched')).length).toBeGreaterThan(8);
   }, 180_000);
 });

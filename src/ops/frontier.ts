@@ -2,7 +2,7 @@ import type { Frontier } from '../core/frontier.js';
 import type { RecordProblem } from '../core/record-codec.js';
 import { jsonParts } from '../core/json-parts.js';
 import { iso } from '../core/time.js';
-import { frontierFingerprint, graphFingerprint, headerFor, readCachedFrontier, readCut, readDeps, readTitleIndex, restampFrontier, reuseParts, stillValid, storeCut, storeFrontier, storeTitleIndex, withNow, type CachedFrontier, type FrontierView } from '../store/frontier-cache.js';
+import { frontierFingerprint, graphFingerprint, headerFor, readAnswerText, readCachedFrontier, readCut, readDeps, readTitleIndex, restampFrontier, reuseParts, stillValid, storeCut, storeFrontier, storeTitleIndex, withNow, type CachedFrontier, type FrontierView } from '../store/frontier-cache.js';
 import { currentTitles, titleIndexOf } from '../store/frontier-titles.js';
 import type { Titled } from '../store/stat-index.js';
 import { quickDigest, type Entry, type Listing } from '../store/graph-index.js';
@@ -58,13 +58,14 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
 
 /**
  * The frontier's default answer for a reader of its top alone (`holon pick`): where the cached answer
- * is reused as it is, only its first `head` bytes are read (`partial`; at 50,000 items the answer is
- * 7.5 MB, reading it some 10 ms); otherwise the whole answer, as frontierParts gives it.
+ * is reused as it is, only its first `head` bytes are read (at 50,000 items the answer is 7.5 MB,
+ * reading it some 10 ms), and `rest` reads the whole of it; otherwise the whole answer, as
+ * frontierParts gives it.
  */
 export const frontierHead = (ctx: OpsCtx, head: number) => answerParts(ctx, {}, head);
 
-/** `partial`: the stored answer's token when only its start was read (readAnswerText gives the rest); else null. */
-async function answerParts(ctx: OpsCtx, opts: FrontierOpts, head?: number): Promise<{ parts: Array<string | Uint8Array>; partial: string | null }> {
+/** `rest`, when only the start of the stored answer was read: its whole text, or null once another answer is stored. */
+async function answerParts(ctx: OpsCtx, opts: FrontierOpts, head?: number): Promise<{ parts: Array<string | Uint8Array>; rest?: () => Buffer | null }> {
   const view = { limit: opts.limit, all: Boolean(opts.all) };
   const { limit } = view;
   const home = ctx.home();
@@ -80,14 +81,15 @@ async function answerParts(ctx: OpsCtx, opts: FrontierOpts, head?: number): Prom
   let prev = cached && stillValid(home, cached.header, ctx.nowMs, ctx.cwd) ? cached : null;
   if (prev && prev.header.fp === fp && !listings.some((l) => l.healable)) {
     trace('frontier: reused (no file changed)');
-    return { parts: reuseParts(prev, nowIso), partial: prev.partial ? prev.header.token : null };
+    const { token } = prev.header;
+    return { parts: reuseParts(prev, nowIso), ...(prev.partial ? { rest: () => readAnswerText(home, agent, view, token) } : {}) };
   }
   // Patched from: the whole text, of the same answer (else, another call's just stored, it is evaluated).
   if (prev?.partial) {
-    const whole = readCachedFrontier(home, agent, view);
-    prev = whole && whole.header.token === prev.header.token ? whole : null;
+    const full = readCachedFrontier(home, agent, view);
+    prev = full && full.header.token === prev.header.token ? full : null;
   }
-  const whole = (parts: Array<string | Uint8Array>) => ({ parts, partial: null });
+  const whole = (parts: Array<string | Uint8Array>) => ({ parts });
   if (prev) {
     // A few files changed (a progress note): their new content hashes give the digest without the
     // graph cache; the same digest means the same answer, once its titles are current.
@@ -95,7 +97,6 @@ async function answerParts(ctx: OpsCtx, opts: FrontierOpts, head?: number): Prom
     const snapshots: Record<string, Titled> = {};
     const changed: Array<Array<[number, Entry]>> = [];
     const before: Array<[number, number, number]> = [];
-    const found: Record<string, number> = {};
     let known = true;
     for (const l of listings) {
       const d = quickDigest(home, l);
@@ -107,7 +108,6 @@ async function answerParts(ctx: OpsCtx, opts: FrontierOpts, head?: number): Prom
       snapshots[l.agent] = d.snapshot;
       changed.push(d.changed);
       before.push(d.before);
-      found[l.agent] = d.before[0];
     }
     const gfp = known ? graphFingerprint(home, agent, holder, view, digest) : '';
     if (known && prev.header.gfp === gfp) {
@@ -118,6 +118,7 @@ async function answerParts(ctx: OpsCtx, opts: FrontierOpts, head?: number): Prom
     // Only from the snapshot the answer was made on: one another call stored since (another view's, which
     // read a file edited by hand) would hide that file's change from the changed ones.
     if (known && prev.header.gfp !== gfp && defaultView(view)) {
+      const found = Object.fromEntries(listings.map((l, k) => [l.agent, before[k][0]]));
       if (graphFingerprint(home, agent, holder, view, found) !== prev.header.gfp) trace('frontier: not patched (the snapshot is not the one the answer was made on)');
       else {
         const patched = await withVerdicts(ctx, { agent, holder, view, prev, fp: keptFp, gfp, listings, snapshots, changed, before });
@@ -181,10 +182,12 @@ async function withVerdicts(ctx: OpsCtx, x: { agent: string; holder: string; vie
   const index = deps && readTitleIndex(home, agent, view, prev);
   if (!deps || !index) return null;
   const cut = index.channels[index.channels.length - 1][1] ? readCut(home, agent, view, prev.header.lineage) : null;
+  // Its titles and priorities as the index was made, too (the graph digest leaves them out).
+  const asFound = x.before.every(([, titles, prios], k) => index.listings[k]?.titles === titles && index.listings[k].prios === prios);
   const { patchVerdicts } = await import('../store/frontier-patch.js');
   const done = patchVerdicts(home, {
     agent, holder: x.holder, nowMs: ctx.nowMs, cwd: ctx.cwd, text: prev.bytes.subarray(prev.start), header: prev.header,
-    index, cut, deps, listings: x.listings, snapshots: x.snapshots, changed: x.changed, before: x.before, cap: NOT_RUNNABLE_SHOWN,
+    index, cut, deps, listings: x.listings, snapshots: x.snapshots, changed: x.changed, asFound, cap: NOT_RUNNABLE_SHOWN,
   });
   if (!done) return null;
   trace(`frontier: patched (${done.evaluated} item${done.evaluated === 1 ? '' : 's'} evaluated again)`);

@@ -5,7 +5,6 @@ import { viewOf, type WorkView } from '../core/workitem.js';
 import { claimWork } from '../store/claims.js';
 import { writeFocus, type Focus } from '../store/focus.js';
 import { channelEntries } from '../store/frontier-entry-text.js';
-import { readAnswerText } from '../store/frontier-cache.js';
 import { readWorkFile, workFile, type WorkRef } from '../store/work-store.js';
 import type { OpsCtx } from './context.js';
 import { frontierHead, partsBytes } from './frontier.js';
@@ -18,26 +17,18 @@ export async function pick(ctx: OpsCtx, ref: WorkRef): Promise<{ agent: string; 
   return { agent: ref.agent, focus, item };
 }
 
-/**
- * The answer's last part when the runnable channel starts in it (a reused answer: the cached bytes after
- * `now`, which comes before every channel, frontier-cache.ts withNow): the channel's entries all follow
- * its start, so they are read there, and the megabytes of the whole answer at 50,000 items are not
- * copied into one buffer first. Null otherwise.
- */
-function channelsPart(parts: Array<string | Uint8Array>): Buffer | null {
-  const last = parts[parts.length - 1];
-  if (typeof last === 'string') return null;
-  const b = Buffer.from(last.buffer, last.byteOffset, last.byteLength);
-  return b.includes('\n  "runnable": [') ? b : null;
-}
+const raiseChanged = (): never => {
+  throw conflict('the frontier changed while pick read it', 'run holon pick again');
+};
 
 /** Some hundreds of entries: a claim race lost on all of them is rare enough to cost a parse of the whole. */
 const LEADING_BYTES = 256 * 1024;
 
 /**
- * The first parts of an answer, joined up to some `max` bytes past which no more are taken: a patched
- * answer is many parts, and the top entries of runnable (which come first) are all a claim reads. An
- * entry cut off at the end is not read from it (channelEntries then parses the whole answer).
+ * The first parts of an answer, joined up to some `max` bytes past which no more are taken: an answer
+ * is megabytes at 50,000 items (a patched one many parts), and the top entries of runnable (which come
+ * first) are all a claim reads. An entry cut off at the end is not read from it (channelEntries then
+ * parses the whole answer).
  */
 function leadingBytes(parts: Array<string | Uint8Array>, max: number): Buffer {
   const taken: Uint8Array[] = [];
@@ -62,18 +53,13 @@ function leadingBytes(parts: Array<string | Uint8Array>, max: number): Buffer {
 export async function claimNext(ctx: OpsCtx, opts: { ttl?: string }, agent: string, holder: string): Promise<{ answer: () => Buffer; lost: string[]; ref: WorkRef | null; focus: Focus | null; view: WorkView | null }> {
   const home = ctx.home();
   const ttlMs = opts.ttl ? parseDuration(opts.ttl, '--ttl') : null;
-  const { parts, partial } = await frontierHead(ctx, LEADING_BYTES);
+  const { parts, rest } = await frontierHead(ctx, LEADING_BYTES);
   let bytes: Buffer | null = null;
   // All of it, when only its start was read: the same answer's rest, unless another call stored a new
   // one meanwhile (every claim in the first 256 KB lost, and the frontier moved): then a retry.
-  const whole = () => {
-    const text = readAnswerText(home, agent, { limit: undefined, all: false }, partial!);
-    if (!text) throw conflict('the frontier changed while pick read it', 'run holon pick again');
-    return text;
-  };
-  const answer = () => (bytes ??= partial ? whole() : partsBytes(parts));
+  const answer = () => (bytes ??= rest ? (rest() ?? raiseChanged()) : partsBytes(parts));
   const lost: string[] = [];
-  for (const e of channelEntries(channelsPart(parts) ?? leadingBytes(parts, LEADING_BYTES), 'runnable', answer)) {
+  for (const e of channelEntries(leadingBytes(parts, LEADING_BYTES), 'runnable', answer)) {
     const ref = { agent: e.agent || agent, id: e.id, file: workFile(home, e.agent || agent, e.id) };
     let claimed;
     try {

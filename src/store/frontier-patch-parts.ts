@@ -77,8 +77,7 @@ export function sortedCodes(byCode: Record<string, number>): Record<string, numb
  * priority is not its file's (a patch that never got stored) is affected too: added to `affected`
  * and `where`.
  */
-export function shownAffected(index: TitleIndex, snaps: Titled[], listings: Listing[], affected: Set<string>, where: Map<string, [number, number]>, before: Array<[number, number, number]>) {
-  const nameAt = (k: number, i: number) => listings[k].nameAt(i);
+export function shownAffected(index: TitleIndex, snaps: Titled[], listings: Listing[], affected: Set<string>, where: Map<string, [number, number]>, asFound: boolean) {
   // The answer's entries are matched by number, and a name is looked up only for what is found.
   const byPos = listings.map(() => new Map<number, string>());
   for (const id of affected) {
@@ -98,12 +97,12 @@ export function shownAffected(index: TitleIndex, snaps: Titled[], listings: List
     affected.add(id);
     shownAt.set(id, [c, j]);
   };
-  // The snapshot as this command found it has the sums the index was made with: then every file's
-  // title and priority hashes are the ones its entries hold (sums of random 52-bit hashes, as
+  // The snapshot as this command found it has the sums the index was made with (`asFound`): then every
+  // file's title and priority hashes are the ones its entries hold (sums of random 52-bit hashes, as
   // frontier-titles.ts compares them), and only the affected need finding, by a native search of the
   // index's numbers rather than a look at each of the 25,000 entries shown at 50,000 items.
-  if (listings.every((_, k) => index.listings[k].titles === before[k][1] && index.listings[k].prios === before[k][2])) {
-    for (const id of [...affected]) {
+  if (asFound) {
+    for (const id of affected) {
       const [k, i] = where.get(id)!;
       for (let p = q.indexOf(i, 1); p >= 0; p = q.indexOf(i, p + 1)) {
         if (p % PER !== 1 || q[p - 1] !== k) continue;
@@ -122,7 +121,7 @@ export function shownAffected(index: TitleIndex, snaps: Titled[], listings: List
         if (!snaps[k] || !(i < snaps[k].titles.length)) give('an entry is not where the index says');
         const found = byPos[k]?.get(i);
         if (found !== undefined || snaps[k].titles[i] !== q[n + 2] || snaps[k].prios[i] !== q[n + 3]) {
-          const id = found ?? nameAt(k, i).slice(0, -3);
+          const id = found ?? listings[k].nameAt(i).slice(0, -3);
           shown(id, c, j);
           where.set(id, [k, i]);
         }

@@ -56,8 +56,11 @@ export interface PatchInput {
   snapshots: Record<string, Titled>;
   /** Per listing, the files whose entries changed since the answer's snapshot (quickDigest). */
   changed: Array<Array<[number, Entry]>>;
-  /** Per listing, the sums (digest, titles, priorities) of its snapshot before those files were read again (quickDigest). */
-  before: Array<[number, number, number]>;
+  /**
+   * Whether each snapshot, as the command found it (before the changed files were read again), has the
+   * title and priority sums the index was made with (ops/frontier.ts; its digest is the answer's).
+   */
+  asFound: boolean;
   /** How many not_runnable entries the answer shows (ops/frontier.ts NOT_RUNNABLE_SHOWN). */
   cap: number;
 }
@@ -132,14 +135,13 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
     where.set(reader, [Math.floor(at / 2 ** 32), at % 2 ** 32]);
   }
   const q = index.quads;
-  const nameAt = (k: number, i: number) => listings[k].nameAt(i);
-  const { byPos, shownAt, starts } = shownAffected(index, snaps, listings, affected, where, x.before);
+  const { byPos, shownAt, starts } = shownAffected(index, snaps, listings, affected, where, x.asFound);
   const cutAt = new Map<string, number>();
   cutWas.forEach(([k, i, prio], m) => {
     if (!snaps[k] || !(i < snaps[k].prios.length)) give('an entry left out is not where the index says');
     const found = byPos[k]?.get(i);
     if (found !== undefined || snaps[k].prios[i] !== prio) {
-      const id = found ?? nameAt(k, i).slice(0, -3);
+      const id = found ?? listings[k].nameAt(i).slice(0, -3);
       if (shownAt.has(id) || cutAt.has(id)) give('an entry is shown twice');
       affected.add(id);
       cutAt.set(id, m);
@@ -264,7 +266,8 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
         if (keyOf(c, members[mid]) < now.key) lo = mid + 1;
         else hi = mid;
       }
-      members.splice(lo, 0, -1 - (added.push(id) - 1));
+      // (-1 - its index in `added`: the length once it is pushed, negated.)
+      members.splice(lo, 0, -added.push(id));
     }
     const shown = c === NR ? Math.min(members.length, x.cap) : members.length;
     const out: Buffer[] = [];
@@ -297,7 +300,7 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
       } else {
         // Left out before, shown now: its verdict is the answer's (nothing it read changed).
         const [k, i, , key] = cutWas[mem - CUT];
-        id = nameAt(k, i).slice(0, -3);
+        id = listings[k].nameAt(i).slice(0, -3);
         where.set(id, [k, i]);
         const kept = deps.cutEntries[posCode(k, i)];
         const now = kept ? keptEntry(kept, snaps[k], i, holder) : judge(id);
@@ -325,7 +328,7 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
       } else if (mem >= 0) {
         const n = PER * (starts[c] + mem);
         const key = keyOf(c, mem);
-        const id = nameAt(q[n], q[n + 1]).slice(0, -3);
+        const id = listings[q[n]].nameAt(q[n + 1]).slice(0, -3);
         cutNow.push([q[n], q[n + 1], q[n + 3], key]);
         cutCodes.push(codes.get(`${c}:${mem}`)!);
         if (special.has(id)) cutEntries[posCode(q[n], q[n + 1])] = oldEntry(c, mem);

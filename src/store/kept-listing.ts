@@ -7,7 +7,7 @@ import { autoStartKeeper } from './index-auto-start.js';
 import { keeperPaths, liveKeeper, type KeeperAnswer, type KeeperQuestion } from './index-keeper-files.js';
 import { randomBytes } from './random.js';
 import { sleepSync } from './sleep-sync.js';
-import { nanFiles, type StatIndex } from './stat-index.js';
+import { nanFiles, startsOf, type StatIndex } from './stat-index.js';
 import { listAgentWork, makeListing, movedRecords, putStat, snapshotNames, statEntry, type Listing } from './work-listing.js';
 import { workDir } from './work-store.js';
 import { trace } from './trace.js';
@@ -183,7 +183,7 @@ const REMARK_AT = 64;
  */
 function rebuilt(home: Home, agent: string, snap: StatIndex, reported: string[], mark: string): Listing | null {
   // (No snapshot holds a name with a newline in it, which would shift the names after it: graph-index.ts.)
-  const names = snapshotNames(snap.names, snap.count, snap.starts?.of === snap.names ? snap.starts.at : undefined);
+  const names = snapshotNames(snap.names, snap.count, startsOf(snap));
   const stats = new Float64Array(snap.stats);
   const look = new Set<string>();
   for (const n of reported) look.add(n);

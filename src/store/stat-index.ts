@@ -78,6 +78,9 @@ export interface StatIndex {
   starts?: { of: string; at: Uint32Array };
 }
 
+/** The snapshot's stored name starts, while they are its names'. */
+export const startsOf = (idx: Pick<StatIndex, 'names' | 'starts'>): Uint32Array | undefined => (idx.starts?.of === idx.names ? idx.starts.at : undefined);
+
 /** Where each of the names (one string, '\n' between them) starts, and its length + 1 last. */
 export function nameStarts(names: string, count: number): Uint32Array {
   const at = new Uint32Array(count + 1);
@@ -189,7 +192,7 @@ export function writeStatIndex(path: string, idx: StatIndex, stamp: string, tmpD
   const head = FIXED + st.length + mark.length + DIGEST + SIG;
   const at = pad8(head + names.length);
   const startsAt = at + (idx.count * PER_FILE + SUMS) * 8;
-  const starts = idx.starts?.of === idx.names ? idx.starts.at : nameStarts(idx.names, idx.count);
+  const starts = startsOf(idx) ?? nameStarts(idx.names, idx.count);
   const buf = Buffer.alloc(startsAt + (idx.count + 1) * 4);
   buf.writeUInt32LE(MAGIC, 0);
   buf.writeUInt32LE(idx.count, 4);

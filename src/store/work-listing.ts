@@ -272,9 +272,8 @@ export function snapshotNames(joined: string, count: number, starts?: Uint32Arra
   let at: Map<string, number> | null = null;
   let looks = 0;
   const split = () => (all ??= count ? joined.split('\n') : []);
-  /** Where line i starts: stored with the snapshot, else by counting newlines. */
+  /** Where line i starts, by counting newlines. */
   const start = (i: number) => {
-    if (starts) return starts[i];
     let from = 0;
     for (let k = 0; k < i && from >= 0; k++) from = joined.indexOf('\n', from) + 1 || -1;
     return from;
@@ -302,6 +301,7 @@ export function snapshotNames(joined: string, count: number, starts?: Uint32Arra
       if (all || (!starts && ++looks > FEW)) return split()[i];
       // Out of range: what the split names give there.
       if (!(i >= 0 && i < count)) return split()[i];
+      if (starts) return joined.slice(starts[i], starts[i + 1] - 1);
       const from = start(i);
       const end = joined.indexOf('\n', from);
       return from < 0 ? '' : joined.slice(from, end < 0 ? joined.length : end);

@@ -35,9 +35,9 @@ const CLOSE_ARRAY = Buffer.from('\n  ]');
  * lines are found by their first bytes alone. Null when the channel is not written so, or holds
  * another count.
  */
-export function channelText(text: Buffer, c: string, count: number, quads: Float64Array, first: number): ChannelText | null {
+export function channelText(text: Buffer, c: string, count: number, quads: Float64Array, first: number, from = 0): ChannelText | null {
   const open = Buffer.from(`\n  ${JSON.stringify(c)}: [\n`);
-  const at = text.indexOf(open);
+  const at = text.indexOf(open, from);
   if (at < 0) return null;
   const start = at + open.length;
   const known = knownSpans(text, start, count, quads, first);
@@ -75,6 +75,66 @@ function knownSpans(text: Buffer, start: number, count: number, quads: Float64Ar
     }
   }
   return text.subarray(at, at + CLOSE_ARRAY.length).equals(CLOSE_ARRAY) ? { start, end: at, spans } : null;
+}
+
+/**
+ * A channel of the answer's text laid out from where its line starts and its entries' lengths: no
+ * search, where channelText looks for the channel's line (past megabytes of runnable at 50,000 items)
+ * and checks each entry's first and last bytes. Here the channel's line and its close are checked; an
+ * entry or a run of them where it is used (entryIn, runIn), each entry read also by its id.
+ */
+export interface ChannelLayout {
+  /** Where entry j starts, at j; at `count`, two bytes past the end of the last (where one more would start). */
+  at: Float64Array;
+  /** Where the line after the channel starts (its newline, after the channel's comma). */
+  next: number;
+}
+
+/**
+ * Channel `name` from `mark`, the newline its line starts with; its entries' lengths are in `quads`
+ * from `first` (found, and put there, where not known). Null when the text is not so.
+ */
+export function channelLayout(text: Buffer, mark: number, name: string, count: number, quads: Float64Array, first: number): ChannelLayout | null {
+  const line = Buffer.from(`\n  ${JSON.stringify(name)}: ${count ? '[\n' : '[]'}`);
+  if (!text.subarray(mark, mark + line.length).equals(line)) return null;
+  const start = mark + line.length;
+  const at = new Float64Array(count + 1);
+  let p = start;
+  if (count) {
+    for (let pass = 0; ; pass++) {
+      let j = 0;
+      for (p = start; j < count; j++) {
+        const len = quads[PER * (first + j) + 4];
+        if (!(len > 5)) break;
+        at[j] = p;
+        p += len + 2;
+      }
+      if (j === count) break;
+      // Lengths not known (an answer as evaluated): found once, by channelText's search from here.
+      if (pass || channelText(text, name, count, quads, first, mark)?.start !== start) return null;
+    }
+    at[count] = p;
+    p -= 2;
+    if (!text.subarray(p, p + CLOSE_ARRAY.length).equals(CLOSE_ARRAY)) return null;
+    p += CLOSE_ARRAY.length;
+  }
+  return text[p] === 0x2c ? { at, next: p + 1 } : null;
+}
+
+/** Whether entries a to b (both in) of a laid-out channel start and end where their lengths say. */
+export function runIn(text: Buffer, lay: ChannelLayout, a: number, b: number): boolean {
+  const s = lay.at[a];
+  const e = lay.at[b + 1] - 2;
+  const before = a === 0 ? text[s - 1] === 0x0a : text[s - 2] === 0x2c && text[s - 1] === 0x0a;
+  const after = b + 2 === lay.at.length ? text[e] === 0x0a : text[e] === 0x2c && text[e + 1] === 0x0a;
+  return before && after && text.readUInt32BE(s) === 0x20202020 && text[s + 4] === 0x7b && text[e - 1] === 0x7d && text[e - 6] === 0x0a;
+}
+
+/** Entry j of a laid-out channel, when it is where its length says, parses and is `id`'s; else null. */
+export function entryIn(text: Buffer, lay: ChannelLayout, j: number, id: string): FrontierEntry | null {
+  if (!(j + 1 < lay.at.length) || !runIn(text, lay, j, j)) return null;
+  const e = entryAt(text, [lay.at[j], lay.at[j + 1] - 2], 0);
+  return e?.id === id ? e : null;
 }
 
 const PAD = '    ';

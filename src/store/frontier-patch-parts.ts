@@ -2,6 +2,7 @@ import { entryOrderKey, type FrontierEntry } from '../core/frontier.js';
 import { CHANNELS } from '../core/frontier-codes.js';
 import { cycleNode, evaluatedFor } from '../core/frontier-reads.js';
 import type { WorkItem } from '../core/types.js';
+import { cutPlace, type CutIndex } from './frontier-cut.js';
 import type { DepIndex, DepRow } from './frontier-deps.js';
 import { prioHash, titleHash } from './graph-entry.js';
 import type { Titled } from './stat-index.js';
@@ -129,4 +130,66 @@ export function shownAffected(index: TitleIndex, snaps: Titled[], listings: List
     }
   }
   return { byPos, shownAt, starts };
+}
+
+export const posCode = (k: number, i: number) => k * 2 ** 32 + i;
+
+/** A run of a channel being rebuilt: its kind and a range [from, to) of old entries, entries left out, or new ones (`added`). */
+export type Seg = [kind: number, from: number, to: number];
+export const OLD = 0;
+export const LEFT = 1;
+export const NEW = 2;
+
+/** The ranges of [0, n) that the positions in `gone` leave. */
+export function runsWithout(kind: number, n: number, gone: number[]): Seg[] {
+  const segs: Seg[] = [];
+  let from = 0;
+  for (const j of [...gone].sort((a, b) => a - b)) {
+    if (j > from) segs.push([kind, from, j]);
+    from = Math.max(from, j + 1);
+  }
+  if (n > from) segs.push([kind, from, n]);
+  return segs;
+}
+
+/** The cut after the patch, made of ranges of the one before (copied as they are) and single entries. */
+export class CutBuilder {
+  private keys: string[][] = [];
+  private nums: Float64Array[] = [];
+  private codes: string[][] = [];
+  private entries: Record<string, FrontierEntry> = {};
+  /** The special entries kept in the cut before (deps.cutEntries), by their place in it. */
+  private specials: Array<[number, string]>;
+  constructor(private was: CutIndex, private deps: DepIndex) {
+    this.specials = Object.keys(deps.cutEntries).map((code) => [cutPlace(was, Math.floor(Number(code) / 2 ** 32), Number(code) % 2 ** 32), code]);
+  }
+
+  /** Entries a to b (not b) of the cut before, still left out. */
+  range(a: number, b: number): void {
+    if (b <= a) return;
+    const codes = this.deps.cutCodes.slice(a, b);
+    if (codes.length !== b - a) give('the code of an entry left out is not known');
+    this.keys.push(this.was.keys.slice(a, b));
+    this.nums.push(this.was.nums.subarray(3 * a, 3 * b));
+    this.codes.push(codes);
+    for (const [m, code] of this.specials) if (m >= a && m < b) this.entries[code] = this.deps.cutEntries[code];
+  }
+
+  /** One entry left out now (with its text, kept where it is a special item's). */
+  one(k: number, i: number, prio: number, key: string, code: string, entry: FrontierEntry | null): void {
+    this.keys.push([key]);
+    this.nums.push(Float64Array.of(k, i, prio));
+    this.codes.push([code]);
+    if (entry) this.entries[posCode(k, i)] = entry;
+  }
+
+  done(): { cut: CutIndex; codes: string[]; entries: Record<string, FrontierEntry> } {
+    const nums = new Float64Array(this.nums.reduce((n, x) => n + x.length, 0));
+    let at = 0;
+    for (const x of this.nums) {
+      nums.set(x, at);
+      at += x.length;
+    }
+    return { cut: { keys: ([] as string[]).concat(...this.keys), nums }, codes: ([] as string[]).concat(...this.codes), entries: this.entries };
+  }
 }

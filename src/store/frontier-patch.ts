@@ -3,9 +3,9 @@ import { CHANNELS } from '../core/frontier-codes.js';
 import { cycleNode, specialItem } from '../core/frontier-reads.js';
 import { indented } from '../core/json-parts.js';
 import type { WorkItem } from '../core/types.js';
-import type { CutIndex } from './frontier-cut.js';
+import { cutPlace, type CutIndex } from './frontier-cut.js';
 import type { DepIndex } from './frontier-deps.js';
-import { blockOf, channelText, entryAt, PER, type ChannelText } from './frontier-entry-text.js';
+import { blockOf, channelLayout, entryIn, PER, runIn, type ChannelLayout } from './frontier-entry-text.js';
 import { hiddenSums, type TitleIndex } from './frontier-titles.js';
 import type { FrontierHeader } from './frontier-cache.js';
 import type { Entry } from './graph-entry.js';
@@ -14,7 +14,7 @@ import type { Home } from './home.js';
 import { snapshotSig, type Titled } from './stat-index.js';
 import type { Listing } from './work-listing.js';
 import { trace } from './trace.js';
-import { give, keptEntry, nextDeps, shownAffected, sortedCodes, Unpatchable, type Judged } from './frontier-patch-parts.js';
+import { CutBuilder, give, keptEntry, LEFT, NEW, nextDeps, OLD, posCode, runsWithout, shownAffected, sortedCodes, Unpatchable, type Judged, type Seg } from './frontier-patch-parts.js';
 import { answerHead, verdictJudge } from './frontier-patch-judge.js';
 
 /**
@@ -36,10 +36,11 @@ import { answerHead, verdictJudge } from './frontier-patch-judge.js';
  */
 
 const MAX_CHANGED = 16;
-const posCode = (k: number, i: number) => k * 2 ** 32 + i;
 const MAX_AFFECTED = 200;
 const NR = CHANNELS.indexOf('not_runnable');
 const PROBLEMS_END = Buffer.from('\n  "problems": []\n}');
+const TRUNCATED = Buffer.from('\n  "truncated": ');
+const COMMA = Buffer.from(',\n');
 
 export interface PatchInput {
   agent: string;
@@ -75,13 +76,6 @@ export interface VerdictPatch {
 }
 
 
-/**
- * A member of a channel being rebuilt, as a number (a channel of 25,000 entries is as many members:
- * objects for them were most of a patch's garbage): an old entry shown, its index j (0 <= j < CUT);
- * one the cap left out, CUT + its index in the cut; a new one, -1 - its index in `added`.
- */
-type Member = number;
-const CUT = 2 ** 30;
 
 
 export function patchVerdicts(home: Home, x: PatchInput): VerdictPatch | null {
@@ -105,8 +99,8 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
   });
   // Only not_runnable is ever cut in the default view; the answer lists no problem records.
   if (index.channels.some(([, cut], c) => cut > 0 && c !== NR)) give('a channel other than not_runnable is cut');
-  const cutWas = x.cut?.entries ?? [];
-  if (cutWas.length !== index.channels[NR][1]) give('the entries left out are not known');
+  const cutWas = x.cut ?? { keys: [], nums: new Float64Array(0) };
+  if (cutWas.keys.length !== index.channels[NR][1] || cutWas.nums.length !== 3 * cutWas.keys.length) give('the entries left out are not known');
   if (!text.subarray(text.length - PROBLEMS_END.length).equals(PROBLEMS_END)) give('the answer lists problem records');
 
   const special = new Set(deps.special);
@@ -137,17 +131,30 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
   const q = index.quads;
   const { byPos, shownAt, starts } = shownAffected(index, snaps, listings, affected, where, x.asFound);
   const cutAt = new Map<string, number>();
-  cutWas.forEach(([k, i, prio], m) => {
-    if (!snaps[k] || !(i < snaps[k].prios.length)) give('an entry left out is not where the index says');
-    const found = byPos[k]?.get(i);
-    if (found !== undefined || snaps[k].prios[i] !== prio) {
-      const id = found ?? listings[k].nameAt(i).slice(0, -3);
-      if (shownAt.has(id) || cutAt.has(id)) give('an entry is shown twice');
-      affected.add(id);
-      cutAt.set(id, m);
-      where.set(id, [k, i]);
+  const cutN = cutWas.keys.length;
+  const leftOut = (id: string, m: number, k: number, i: number) => {
+    if (shownAt.has(id) || cutAt.has(id)) give('an entry is shown twice');
+    affected.add(id);
+    cutAt.set(id, m);
+    where.set(id, [k, i]);
+  };
+  if (x.asFound) {
+    // Only the changed files can differ from what the cut holds (shownAffected says why): each affected
+    // one found by a native search of its numbers.
+    byPos.forEach((at, k) => at.forEach((id, i) => {
+      const m = cutPlace(cutWas, k, i);
+      if (m >= 0) leftOut(id, m, k, i);
+    }));
+  } else {
+    const nums = cutWas.nums;
+    for (let m = 0; m < cutN; m++) {
+      const k = nums[3 * m];
+      const i = nums[3 * m + 1];
+      if (!snaps[k] || !(i < snaps[k].prios.length)) give('an entry left out is not where the index says');
+      const found = byPos[k]?.get(i);
+      if (found !== undefined || snaps[k].prios[i] !== nums[3 * m + 2]) leftOut(found ?? listings[k].nameAt(i).slice(0, -3), m, k, i);
     }
-  });
+  }
   if (affected.size > MAX_AFFECTED) give('too many items read what changed');
 
   // The affected items evaluated again, each reading the items it names from their files.
@@ -157,6 +164,20 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
 
   // The answer's head and counts, moved by the difference.
   const { head, headEnd } = answerHead(text);
+  // Each channel laid out after the one before, from the head on (its line is checked, no search).
+  const lays: ChannelLayout[] = [];
+  const marks = [headEnd];
+  for (let c = 0; c < CHANNELS.length; c++) {
+    const lay = channelLayout(text, marks[c], CHANNELS[c], index.channels[c][0], q, starts[c]) ?? give('a channel is not where it is expected');
+    lays.push(lay);
+    marks.push(lay.next);
+  }
+  if (!text.subarray(marks[CHANNELS.length], marks[CHANNELS.length] + TRUNCATED.length).equals(TRUNCATED)) give('the channels are not where they are expected');
+  const idAt = (c: number, j: number) => {
+    const n = PER * (starts[c] + j);
+    return listings[q[n]].nameAt(q[n + 1]).slice(0, -3);
+  };
+  const oldEntry = (c: number, j: number) => entryIn(text, lays[c], j, idAt(c, j)) ?? give('an entry is not where the index says');
   const counts = head.counts;
   const byCode = counts.by_code;
   const move = (channel: string, code: string, by: number) => {
@@ -164,12 +185,6 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
     byCode[code] = (byCode[code] ?? 0) + by;
     counts.total += by;
   };
-  const spans: Array<ChannelText | null> = CHANNELS.map(() => null);
-  const spansOf = (c: number) => {
-    if (!spans[c]) spans[c] = channelText(text, CHANNELS[c], index.channels[c][0], q, starts[c]) ?? give('a channel is not where it is expected');
-    return spans[c]!;
-  };
-  const oldEntry = (c: number, j: number) => entryAt(text, spansOf(c).spans, j) ?? give('an entry does not parse');
   const oddWas = new Set(deps.odd);
   const supersededWas = new Set(deps.superseded);
   for (const id of affected) {
@@ -192,13 +207,13 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
   const keys = new Map<string, string>();
   const codes = new Map<string, string>();
   const added: string[] = [];
-  const keyOf = (c: number, mem: Member): string => {
-    if (mem < 0) return (judged.get(added[-1 - mem]) as { key: string }).key;
-    if (mem >= CUT) return cutWas[mem - CUT][3];
-    const tag = `${c}:${mem}`;
+  const keyOf = (c: number, s: Seg, n: number): string => {
+    if (s[0] === NEW) return (judged.get(added[n]) as { key: string }).key;
+    if (s[0] === LEFT) return cutWas.keys[n];
+    const tag = `${c}:${n}`;
     let key = keys.get(tag);
     if (key === undefined) {
-      const e = oldEntry(c, mem);
+      const e = oldEntry(c, n);
       codes.set(tag, e.code);
       keys.set(tag, (key = entryOrderKey(e, holder)));
     }
@@ -214,133 +229,110 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
     qn += PER * n;
   };
   const channels: Array<[number, number]> = [];
-  const cutNow: CutIndex['entries'] = [];
-  const cutCodes: string[] = [];
-  const cutEntries: Record<string, FrontierEntry> = {};
+  const cut = new CutBuilder(cutWas, deps);
   // The affected entries shown, per channel (an entry shown twice gave up above).
-  const shownGone = CHANNELS.map(() => new Set<number>());
-  for (const [c, j] of shownAt.values()) shownGone[c].add(j);
-  const cutGone = new Set(cutAt.values());
+  const shownGone = CHANNELS.map(() => [] as number[]);
+  for (const [c, j] of shownAt.values()) shownGone[c].push(j);
+  const cutGone = [...cutAt.values()];
   const promoted = new Map<string, { e: FrontierEntry; key: string }>();
   const touched = CHANNELS.map((_, c) => c === NR ? cutAt.size > 0 : false);
   for (const [c] of shownAt.values()) touched[c] = true;
   for (const now of judged.values()) if (now && 'e' in now) touched[now.channel] = true;
-  // Each channel's mark searched for after the one before, past that channel's text where it is known:
-  // never a scan of the megabytes of runnable at 50,000 items once per channel after it.
-  const marks: number[] = [];
-  for (let c = 0; c <= CHANNELS.length; c++) {
-    const known = c > 0 ? spans[c - 1] : null;
-    const from = c === 0 ? headEnd : Math.max(marks[c - 1] + 1, known?.end ?? 0);
-    marks.push(text.indexOf(`\n  ${JSON.stringify(c < CHANNELS.length ? CHANNELS[c] : 'truncated')}: `, from));
-  }
-  for (let i = 1; i < marks.length; i++) if (marks[i] <= marks[i - 1] || text[marks[i] - 1] !== 0x2c) give('the channels are not where they are expected');
   parts.push(Buffer.from(JSON.stringify({ ...head, now: frontierNow(x.nowMs), counts: { ...counts, by_code: sortedCodes(byCode) } }, null, 2).slice(0, -2)));
   for (let c = 0; c < CHANNELS.length; c++) {
     const count = index.channels[c][0];
     const name = CHANNELS[c];
     if (!touched[c]) {
-      parts.push(Buffer.from(',\n'), text.subarray(marks[c] + 1, marks[c + 1] - 1));
+      parts.push(COMMA, text.subarray(marks[c] + 1, marks[c + 1] - 1));
       keepQuads(starts[c], count);
       channels.push([count, index.channels[c][1]]);
-      if (c === NR) {
-        cutNow.push(...cutWas);
-        cutCodes.push(...deps.cutCodes);
-        Object.assign(cutEntries, deps.cutEntries);
-      }
+      if (c === NR) cut.range(0, cutN);
       continue;
     }
-    // First: the entries' lengths go into the quads copied below, and the next patch needs no search.
-    if (count) spansOf(c);
-    const members: Member[] = [];
-    const gone = shownGone[c];
-    for (let j = 0; j < count; j++) if (!gone.has(j)) members.push(j);
-    if (c === NR) cutWas.forEach((_, m) => {
-      if (!cutGone.has(m)) members.push(CUT + m);
-    });
+    // The channel as runs: its old entries less the affected (and, for not_runnable, the entries left
+    // out after them), each new entry put in at its key by a binary search over the runs.
+    const segs = runsWithout(OLD, count, shownGone[c]);
+    if (c === NR) segs.push(...runsWithout(LEFT, cutN, cutGone));
+    let total = segs.reduce((n, s) => n + s[2] - s[1], 0);
+    const at = (v: number): [number, number] => {
+      for (let r = 0; r < segs.length; r++) {
+        const len = segs[r][2] - segs[r][1];
+        if (v < len) return [r, segs[r][1] + v];
+        v -= len;
+      }
+      return [segs.length, 0];
+    };
     for (const [id, now] of judged) {
       if (!now || !('e' in now) || now.channel !== c) continue;
       let lo = 0;
-      let hi = members.length;
+      let hi = total;
       while (lo < hi) {
         const mid = (lo + hi) >> 1;
-        if (keyOf(c, members[mid]) < now.key) lo = mid + 1;
+        const [r, n] = at(mid);
+        if (keyOf(c, segs[r], n) < now.key) lo = mid + 1;
         else hi = mid;
       }
-      // (-1 - its index in `added`: the length once it is pushed, negated.)
-      members.splice(lo, 0, -added.push(id));
+      const [r, n] = at(lo);
+      const s: Seg = [NEW, added.push(id) - 1, added.length];
+      if (r === segs.length || n === segs[r][1]) segs.splice(r, 0, s);
+      else segs.splice(r, 1, [segs[r][0], segs[r][1], n], s, [segs[r][0], n, segs[r][2]]);
+      total++;
     }
-    const shown = c === NR ? Math.min(members.length, x.cap) : members.length;
+    const shown = c === NR ? Math.min(total, x.cap) : total;
     const out: Buffer[] = [];
-    // A run of old entries in a row: one slice of the old text, one copy of their numbers.
-    let runFrom = -1;
-    let runTo = -1;
-    const flush = () => {
-      if (runFrom >= 0) {
-        out.push(text.subarray(spansOf(c).spans[2 * runFrom], spansOf(c).spans[2 * runTo + 1]), Buffer.from(',\n'));
-        keepQuads(starts[c] + runFrom, runTo - runFrom + 1);
+    let pos = 0;
+    for (const s of segs) {
+      const [kind, a, b] = s;
+      const upTo = Math.min(b, a + Math.max(0, shown - pos));
+      pos += b - a;
+      if (kind === OLD && upTo > a) {
+        // A run of old entries in a row: one slice of the old text, one copy of their numbers.
+        if (!runIn(text, lays[c], a, upTo - 1)) give('an entry is not where the index says');
+        out.push(text.subarray(lays[c].at[a], lays[c].at[upTo] - 2), COMMA);
+        keepQuads(starts[c] + a, upTo - a);
       }
-      runFrom = runTo = -1;
-    };
-    for (let to = 0; to < shown; to++) {
-      const mem = members[to];
-      if (mem >= 0 && mem < CUT) {
-        if (runFrom >= 0 && mem === runTo + 1) runTo = mem;
-        else {
-          flush();
-          runFrom = runTo = mem;
+      for (let n = a; n < upTo && kind !== OLD; n++) {
+        let e: FrontierEntry;
+        let id: string;
+        if (kind === NEW) {
+          id = added[n];
+          e = (judged.get(id) as { e: FrontierEntry }).e;
+        } else {
+          // Left out before, shown now: its verdict is the answer's (nothing it read changed).
+          const k = cutWas.nums[3 * n];
+          const i = cutWas.nums[3 * n + 1];
+          id = listings[k].nameAt(i).slice(0, -3);
+          where.set(id, [k, i]);
+          const kept = deps.cutEntries[posCode(k, i)];
+          const now = kept ? keptEntry(kept, snaps[k], i, holder) : judge(id);
+          if (!now || !('e' in now) || now.channel !== NR || now.key !== cutWas.keys[n]) give('an entry left out is not what it was');
+          e = (now as { e: FrontierEntry }).e;
+          promoted.set(id, now as { e: FrontierEntry; key: string });
         }
-        continue;
+        const block = blockOf(e);
+        const [k, i] = where.get(id) ?? give('an entry is not placed');
+        quads.set([k, i, snaps[k].titles[i], snaps[k].prios[i], block.length], qn);
+        qn += PER;
+        out.push(block, COMMA);
       }
-      flush();
-      let e: FrontierEntry;
-      let id: string;
-      if (mem < 0) {
-        id = added[-1 - mem];
-        e = (judged.get(id) as { e: FrontierEntry }).e;
-      } else {
-        // Left out before, shown now: its verdict is the answer's (nothing it read changed).
-        const [k, i, , key] = cutWas[mem - CUT];
-        id = listings[k].nameAt(i).slice(0, -3);
-        where.set(id, [k, i]);
-        const kept = deps.cutEntries[posCode(k, i)];
-        const now = kept ? keptEntry(kept, snaps[k], i, holder) : judge(id);
-        if (!now || !('e' in now) || now.channel !== NR || now.key !== key) give('an entry left out is not what it was');
-        e = (now as { e: FrontierEntry }).e;
-        promoted.set(id, now as { e: FrontierEntry; key: string });
+      // Past the cap: into the cut.
+      if (kind === LEFT) cut.range(upTo, b);
+      for (let n = upTo; n < b && kind !== LEFT; n++) {
+        if (kind === OLD) {
+          const m = PER * (starts[c] + n);
+          const key = keyOf(c, s, n);
+          cut.one(q[m], q[m + 1], q[m + 3], key, codes.get(`${c}:${n}`)!, special.has(idAt(c, n)) ? oldEntry(c, n) : null);
+        } else {
+          const id = added[n];
+          const now = judged.get(id) as { e: FrontierEntry; key: string };
+          const [k, i] = where.get(id)!;
+          cut.one(k, i, snaps[k].prios[i], now.key, now.e.code, null);
+        }
       }
-      const block = blockOf(e);
-      const [k, i] = where.get(id) ?? give('an entry is not placed');
-      quads.set([k, i, snaps[k].titles[i], snaps[k].prios[i], block.length], qn);
-      qn += PER;
-      out.push(block, Buffer.from(',\n'));
     }
-    flush();
     out.pop();
     parts.push(Buffer.from(`,\n  ${JSON.stringify(name)}: ${shown ? '[\n' : '[]'}`), ...out, ...(shown ? [Buffer.from('\n  ]')] : []));
-    for (let to = shown; to < members.length; to++) {
-      const mem = members[to];
-      if (mem >= CUT) {
-        const entry = cutWas[mem - CUT];
-        const code = posCode(entry[0], entry[1]);
-        cutNow.push(entry);
-        cutCodes.push(deps.cutCodes[mem - CUT] ?? give('the code of an entry left out is not known'));
-        if (deps.cutEntries[code]) cutEntries[code] = deps.cutEntries[code];
-      } else if (mem >= 0) {
-        const n = PER * (starts[c] + mem);
-        const key = keyOf(c, mem);
-        const id = listings[q[n]].nameAt(q[n + 1]).slice(0, -3);
-        cutNow.push([q[n], q[n + 1], q[n + 3], key]);
-        cutCodes.push(codes.get(`${c}:${mem}`)!);
-        if (special.has(id)) cutEntries[posCode(q[n], q[n + 1])] = oldEntry(c, mem);
-      } else {
-        const id = added[-1 - mem];
-        const now = judged.get(id) as { e: FrontierEntry; key: string };
-        const [k, i] = where.get(id)!;
-        cutNow.push([k, i, snaps[k].prios[i], now.key]);
-        cutCodes.push(now.e.code);
-      }
-    }
-    channels.push([shown, members.length - shown]);
+    channels.push([shown, total - shown]);
   }
   const left = channels[NR][1];
   parts.push(Buffer.from(`,\n  "truncated": ${indented(JSON.stringify(left ? { not_runnable: left } : {}, null, 2), '  ')},`), PROBLEMS_END);
@@ -358,10 +350,12 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
 
   const quadArray = quads.subarray(0, qn);
   const hidden = hiddenSums(snaps, quadArray);
+  const built = cut.done();
+  if (built.cut.keys.length !== left) give('the entries left out are not counted right');
   const newIndex: TitleIndex = {
     listings: index.listings.map((was, k) => ({ ...was, titles: snaps[k].sums[1], prios: snaps[k].sums[2], hidden: hidden[k] })),
-    channels, quads: quadArray, cut: { entries: cutNow },
+    channels, quads: quadArray, cut: built.cut,
   };
-  const depsNow = nextDeps(deps, fresh, where, listings, agent, reads, { cutCodes, cutEntries });
+  const depsNow = nextDeps(deps, fresh, where, listings, agent, reads, { cutCodes: built.codes, cutEntries: built.entries });
   return { parts, index: newIndex, deps: depsNow, header, evaluated: judged.size + promoted.size };
 }

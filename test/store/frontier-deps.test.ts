@@ -70,11 +70,15 @@ describe('DepRows', () => {
 
 describe('the cut as stored', () => {
   it('is read back as written, and neither the older layout nor a cut-short file is taken', () => {
-    const cut: CutIndex = { entries: [[0, 3, 123456789012, '14 0\u0000w-3'], [1, 2 ** 31, 0.5, 'odd "key"\nwith a newline'], [0, 0, 0, '']] };
+    const cut: CutIndex = { keys: ['14 0\u0000w-3', 'odd "key"\nwith a newline', ''], nums: Float64Array.from([0, 3, 123456789012, 1, 2 ** 31, 0.5, 0, 0, 0]) };
     const bytes = Buffer.concat(cutParts(cut));
     expect(parseCut(bytes)).toEqual(cut);
-    expect(parseCut(Buffer.concat(cutParts({ entries: [] })))).toEqual({ entries: [] });
+    // A cut made of a part of a bigger array of numbers is stored as that part only.
+    const part: CutIndex = { keys: ['b'], nums: Float64Array.from([9, 9, 9, 1, 2, 3]).subarray(3) };
+    expect(parseCut(Buffer.concat(cutParts(part)))).toEqual({ keys: ['b'], nums: Float64Array.from([1, 2, 3]) });
+    expect(parseCut(Buffer.concat(cutParts({ keys: [], nums: new Float64Array(0) })))).toEqual({ keys: [], nums: new Float64Array(0) });
     expect(parseCut(bytes.subarray(0, -1))).toBeNull();
-    expect(parseCut(Buffer.from(JSON.stringify(cut.entries)))).toBeNull();
+    // The older layout: one JSON array of [listing, position, priority hash, key] per entry.
+    expect(parseCut(Buffer.from(JSON.stringify([[0, 3, 123456789012, '14 0\u0000w-3']])))).toBeNull();
   });
 });

@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { statNumbers } from '../store/fast-stat.js';
 
 /** What the index keeper (index-keeper.ts) asks of the file system besides its watches. */
 
@@ -18,7 +19,7 @@ export function overflowLimit(): number | null {
 /** A file's numbers as the keeper's sweep compares them; null when it is gone. */
 export const keyOf = (dir: string, name: string): string | null => {
   try {
-    const s = statSync(join(dir, name), { throwIfNoEntry: false });
+    const s = statNumbers(join(dir, name));
     return s ? `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}:${s.nlink}` : null;
   } catch {
     return null;

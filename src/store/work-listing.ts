@@ -1,8 +1,9 @@
-import { lstatSync, readdirSync, statSync, type Stats } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { RACY_MS } from './cache-file.js';
 import { listAgents, type Home } from './home.js';
 import { workDir } from './work-store.js';
+import { isRegular, isSymlink, lstatNumbers, statNumbers, type FileNumbers } from './fast-stat.js';
 import { chainedDigest, listingDigest, type StatIndex } from './stat-index.js';
 
 /**
@@ -73,11 +74,11 @@ function statKeys(dir: string): Stated | null {
  * A work file's numbers: its own (lstat), or for a symbolic link its target's, which is what a read
  * gets; null when it is gone (or a link to nothing).
  */
-export function statEntry(path: string): { s: Stats; symlink: boolean } | null {
-  const own = lstatSync(path, { throwIfNoEntry: false });
+export function statEntry(path: string): { s: FileNumbers; symlink: boolean } | null {
+  const own = lstatNumbers(path);
   if (!own) return null;
-  if (!own.isSymbolicLink()) return { s: own, symlink: false };
-  const target = statSync(path, { throwIfNoEntry: false });
+  if (!isSymlink(own)) return { s: own, symlink: false };
+  const target = statNumbers(path);
   return target ? { s: target, symlink: true } : null;
 }
 
@@ -85,13 +86,13 @@ export function statEntry(path: string): { s: Stats; symlink: boolean } | null {
  * Puts one file's four numbers at `j` and files it in the sets it belongs to; the next `j`. A symbolic
  * link counts as linked: a write to its target gives no event under the link's name.
  */
-export function putStat(stats: Float64Array, j: number, s: Stats, name: string, since: number, racy: Set<string>, irregular: Set<string>, linked: Set<string>, symlink = false): number {
+export function putStat(stats: Float64Array, j: number, s: FileNumbers, name: string, since: number, racy: Set<string>, irregular: Set<string>, linked: Set<string>, symlink = false): number {
   stats[j] = s.ino;
   stats[j + 1] = s.size;
   stats[j + 2] = s.mtimeMs;
   stats[j + 3] = s.ctimeMs;
   if (s.ctimeMs > since || s.mtimeMs > since) racy.add(name);
-  if (!s.isFile()) irregular.add(name);
+  if (!isRegular(s)) irregular.add(name);
   if (s.nlink > 1 || symlink) linked.add(name);
   return j + 4;
 }

@@ -1,0 +1,86 @@
+import { appendFileSync, linkSync, lstatSync, mkdirSync, mkdtempSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { fastStatInUse, isRegular, isSymlink, lstatNumbers, resetFastStat, statNumbers } from '../../src/store/fast-stat.js';
+
+/**
+ * The listings' stat (store/fast-stat.ts) reads node's fs binding where it proves to give lstatSync's
+ * numbers: every number a listing stores must be the one a Stats object gives, bit for bit, or a file
+ * stat'ed one way would look changed (or, worse, unchanged) to a call that stat'ed it the other way.
+ */
+const numbersOf = (s: ReturnType<typeof lstatSync>) => s && { ino: s.ino, size: s.size, mtimeMs: s.mtimeMs, ctimeMs: s.ctimeMs, nlink: s.nlink, mode: s.mode };
+
+function files() {
+  const dir = mkdtempSync(join(tmpdir(), 'holon-fast-stat-'));
+  const file = join(dir, 'w-a.md');
+  writeFileSync(file, 'x');
+  appendFileSync(file, 'y');
+  // A time with a fraction of a millisecond: the conversion must round as node's does.
+  utimesSync(file, 1764487200.123456, 1764487200.987654);
+  const link = join(dir, 'w-link.md');
+  symlinkSync(file, link);
+  const dangling = join(dir, 'w-gone.md');
+  symlinkSync(join(dir, 'nowhere'), dangling);
+  const hard = join(dir, 'w-hard.md');
+  linkSync(file, hard);
+  const sub = join(dir, 'folder.md');
+  mkdirSync(sub);
+  return { dir, file, link, dangling, hard, sub, missing: join(dir, 'w-missing.md') };
+}
+
+describe('lstatNumbers / statNumbers', () => {
+  afterEach(() => {
+    delete process.env.HOLON_FAST_STAT;
+    resetFastStat();
+  });
+
+  for (const fast of ['1', '0']) {
+    it(`give lstatSync's and statSync's numbers for files, links, folders and missing names (HOLON_FAST_STAT=${fast})`, () => {
+      process.env.HOLON_FAST_STAT = fast;
+      resetFastStat();
+      const f = files();
+      for (const p of [f.file, f.link, f.dangling, f.hard, f.sub, f.missing]) {
+        expect(lstatNumbers(p), p).toEqual(numbersOf(lstatSync(p, { throwIfNoEntry: false })!) ?? null);
+        expect(statNumbers(p), p).toEqual(numbersOf(statSync(p, { throwIfNoEntry: false })!) ?? null);
+      }
+      expect(isRegular(lstatNumbers(f.file)!)).toBe(true);
+      expect(isSymlink(lstatNumbers(f.link)!)).toBe(true);
+      expect(isRegular(lstatNumbers(f.sub)!)).toBe(false);
+      expect(lstatNumbers(f.hard)!.nlink).toBe(2);
+    });
+  }
+
+  it('throws what lstatSync throws for an error other than a missing file', () => {
+    const f = files();
+    const under = join(f.file, 'inside.md');
+    let want = '';
+    try {
+      lstatSync(under);
+    } catch (err) {
+      want = (err as NodeJS.ErrnoException).code!;
+    }
+    expect(want).toBe('ENOTDIR');
+    expect(() => lstatNumbers(under)).toThrow(expect.objectContaining({ code: want }));
+  });
+
+  it('reads the binding on this node, and says no deprecation warning for it, even under --pending-deprecation', () => {
+    resetFastStat();
+    lstatNumbers(files().file);
+    // Where this fails, node's fs binding changed: holon still works (lstatSync), only slower.
+    expect(fastStatInUse()).toBe(true);
+    const dist = pathToFileURL(fileURLToPath(new URL('../../dist/store/fast-stat.js', import.meta.url))).href;
+    const r = spawnSync(process.execPath, ['--pending-deprecation', '--input-type=module', '-e', `import { lstatNumbers, fastStatInUse } from ${JSON.stringify(dist)}; lstatNumbers('.'); await new Promise((r) => setTimeout(r, 50)); console.log(fastStatInUse());`], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim()).toBe('true');
+  });
+
+  it('is not used with HOLON_FAST_STAT=0', () => {
+    process.env.HOLON_FAST_STAT = '0';
+    resetFastStat();
+    lstatNumbers(files().file);
+    expect(fastStatInUse()).toBe(false);
+  });
+});

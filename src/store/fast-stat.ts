@@ -84,27 +84,23 @@ function rawBinding(path: string): Raw | null {
   return raw;
 }
 
-/** lstat's numbers of `path`; null when it does not exist. Other errors (a permission) are thrown. */
-export function lstatNumbers(path: string): FileNumbers | null {
+const viaNode = { lstat: lstatSync, stat: statSync };
+
+function numbers(call: 'lstat' | 'stat', path: string): FileNumbers | null {
   const r = rawBinding(path);
   if (r) {
-    const a = r.lstat(path, false, undefined, false);
+    const a = r[call](path, false, undefined, false);
     return a ? fromRaw(a) : null;
   }
-  const s = lstatSync(path, { throwIfNoEntry: false });
+  const s = viaNode[call](path, { throwIfNoEntry: false });
   return s ? fromStats(s) : null;
 }
 
+/** lstat's numbers of `path`; null when it does not exist. Other errors (a permission) are thrown. */
+export const lstatNumbers = (path: string): FileNumbers | null => numbers('lstat', path);
+
 /** stat's numbers of `path` (a symbolic link followed); null when it, or the link's target, does not exist. */
-export function statNumbers(path: string): FileNumbers | null {
-  const r = rawBinding(path);
-  if (r) {
-    const a = r.stat(path, false, undefined, false);
-    return a ? fromRaw(a) : null;
-  }
-  const s = statSync(path, { throwIfNoEntry: false });
-  return s ? fromStats(s) : null;
-}
+export const statNumbers = (path: string): FileNumbers | null => numbers('stat', path);
 
 /** Whether this process reads the binding (true), lstatSync (false), or has not stat'ed yet (undefined). */
 export const fastStatInUse = (): boolean | undefined => (raw === undefined ? undefined : raw !== null);

@@ -8,9 +8,10 @@ import { lstatSync, statSync, type Stats } from 'node:fs';
  *
  * That binding is not a public API, so it is used only where it proves itself: only where node's own
  * `lstatSync` and `statSync` call it the way this file does (their source, read at run time, passes
- * `throwIfNoEntry` as the fourth argument: node 20.x before that took a context object there), and only
- * if on first use its numbers for a real file equal `lstatSync`'s, field by field. Otherwise holon uses
- * `lstatSync` for the rest of the process. It is also not used under node's permission model (whose checks live in `lstatSync`), and it
+ * `throwIfNoEntry` as the fourth argument: node 20 before 20.11 took a context object there), and only
+ * if on first use its numbers for a real file equal `lstatSync`'s and `statSync`'s, field by field, and
+ * it misses or throws as they do (`proven`). Otherwise holon uses `lstatSync` for the rest of the
+ * process. It is also not used under node's permission model (whose checks live in `lstatSync`), and it
  * is reached with deprecation warnings muted for that one call (`process.binding` is DEP0111, a warning
  * only under --pending-deprecation). `HOLON_FAST_STAT=0` turns it off.
  */
@@ -54,35 +55,62 @@ const same = (a: FileNumbers, b: FileNumbers): boolean =>
 /** How node's lstatSync calls its binding where the binding takes the arguments this file passes. */
 const CALLED_SO = /binding\.lstat\(\s*[^,]+,\s*options\.bigint,\s*undefined,\s*options\.throwIfNoEntry,?\s*\)/;
 
-/** undefined: not tried yet; null: not usable in this process. */
+/** undefined: not decided yet; null: not used in this process. */
 let raw: Raw | null | undefined;
+let tries = 0;
 
 function rawBinding(path: string): Raw | null {
   if (raw !== undefined) return raw;
-  raw = null;
-  if (process.env.HOLON_FAST_STAT === '0' || (process as { permission?: unknown }).permission) return raw;
+  if (process.env.HOLON_FAST_STAT === '0' || (process as { permission?: unknown }).permission) return (raw = null);
   const quiet = process.noDeprecation;
   try {
     process.noDeprecation = true;
-    const b = (process as unknown as { binding(name: string): Partial<Raw> }).binding('fs');
-    if (typeof b.lstat !== 'function' || typeof b.stat !== 'function') return raw;
-    if (!CALLED_SO.test(String(lstatSync)) || !CALLED_SO.test(String(statSync).replace('binding.stat(', 'binding.lstat('))) return raw;
-    const candidate = { lstat: b.lstat.bind(b), stat: b.stat.bind(b) } as Raw;
-    // The proof: the first path asked for (or, if it is gone, the current directory) stat'ed both ways.
-    for (const p of [path, '.']) {
-      const mine = candidate.lstat(p, false, undefined, false);
-      const theirs = lstatSync(p, { throwIfNoEntry: false });
-      if (!mine || !theirs) continue;
-      if (mine.length >= 16 && same(fromRaw(mine), fromStats(theirs))) raw = candidate;
-      break;
-    }
+    raw = proven(path);
   } catch {
-    raw = null;
+    // The path could not be stat'ed (a permission): undecided, so that a later path proves it (a few tries).
+    raw = ++tries < 3 ? undefined : null;
   } finally {
     process.noDeprecation = quiet;
   }
-  return raw;
+  return raw ?? null;
 }
+
+/**
+ * The binding, if it gives lstatSync's and statSync's numbers for `path` (or, if that is gone, for the
+ * current directory), and misses or throws as lstatSync does for a name under it (ENOTDIR under a file,
+ * ENOENT under a folder: node 20 before 20.11 took a context object where this passes `false`, and
+ * read every error as a missing file). The binding fills one shared array on every call, so each
+ * answer is copied out before the next call.
+ */
+function proven(path: string): Raw | null {
+  const b = (process as unknown as { binding(name: string): Partial<Raw> }).binding('fs');
+  if (typeof b.lstat !== 'function' || typeof b.stat !== 'function') return null;
+  if (!CALLED_SO.test(String(lstatSync)) || !CALLED_SO.test(String(statSync).replace('binding.stat(', 'binding.lstat('))) return null;
+  const candidate = { lstat: b.lstat.bind(b), stat: b.stat.bind(b) } as Raw;
+  for (const p of [path, '.']) {
+    const l = candidate.lstat(p, false, undefined, false);
+    if (l && l.length < 16) return null;
+    const mineL = l && fromRaw(l);
+    const st = candidate.stat(p, false, undefined, false);
+    const mineS = st && fromRaw(st);
+    const theirsL = lstatSync(p, { throwIfNoEntry: false });
+    const theirsS = statSync(p, { throwIfNoEntry: false });
+    // Gone meanwhile, or a link to nothing: the current directory proves it instead.
+    if (!mineL || !mineS || !theirsL || !theirsS) continue;
+    if (!same(mineL, fromStats(theirsL)) || !same(mineS, fromStats(theirsS))) return null;
+    const under = `${p}/.holon-fast-stat-probe`;
+    return outcome(() => candidate.lstat(under, false, undefined, false)) === outcome(() => lstatSync(under, { throwIfNoEntry: false })) ? candidate : null;
+  }
+  return null;
+}
+
+const outcome = (f: () => unknown): string => {
+  try {
+    return f() === undefined ? 'missing' : 'found';
+  } catch (err) {
+    return `thrown ${(err as NodeJS.ErrnoException).code}`;
+  }
+};
 
 const viaNode = { lstat: lstatSync, stat: statSync };
 
@@ -108,4 +136,5 @@ export const fastStatInUse = (): boolean | undefined => (raw === undefined ? und
 /** For tests: forget whether the binding was proven, so the next call proves it again. */
 export function resetFastStat(): void {
   raw = undefined;
+  tries = 0;
 }

@@ -77,6 +77,52 @@ describe('lstatNumbers / statNumbers', () => {
     expect(r.stdout.trim()).toBe('true');
   });
 
+  /** Runs `f` with process.binding('fs') replaced by what `wrap` makes of the real one. */
+  const withBinding = (wrap: (b: any) => object, f: () => void) => {
+    const real = (process as any).binding;
+    (process as any).binding = (name: string) => (name === 'fs' ? wrap(real.call(process, name)) : real.call(process, name));
+    try {
+      resetFastStat();
+      f();
+    } finally {
+      (process as any).binding = real;
+    }
+  };
+
+  it('is not used where the binding gives other numbers, or misses a file it should have thrown for', () => {
+    const f = files();
+    // Numbers of another file (the root folder) for every path asked.
+    withBinding((b) => ({ lstat: (_p: string, ...a: unknown[]) => b.lstat('/', ...a), stat: (_p: string, ...a: unknown[]) => b.stat('/', ...a) }), () => {
+      expect(lstatNumbers(f.file)).toEqual(numbersOf(lstatSync(f.file)));
+      expect(fastStatInUse()).toBe(false);
+    });
+    // Right numbers, but every error read as a missing file (what node before 20.11 did with these arguments).
+    const swallow = (call: (...a: unknown[]) => unknown) => (...a: unknown[]) => {
+      try {
+        return call(...a);
+      } catch {
+        return undefined;
+      }
+    };
+    withBinding((b) => ({ lstat: swallow(b.lstat.bind(b)), stat: swallow(b.stat.bind(b)) }), () => {
+      expect(lstatNumbers(f.file)).toEqual(numbersOf(lstatSync(f.file)));
+      expect(fastStatInUse()).toBe(false);
+    });
+    // The real one, through the same wrapping, is proven.
+    withBinding((b) => ({ lstat: b.lstat.bind(b), stat: b.stat.bind(b) }), () => {
+      expect(lstatNumbers(f.file)).toEqual(numbersOf(lstatSync(f.file)));
+      expect(fastStatInUse()).toBe(true);
+    });
+  });
+
+  it('stays undecided when its first path cannot be stat\'ed, and is proven by the next', () => {
+    const f = files();
+    expect(() => lstatNumbers(join(f.file, 'inside.md'))).toThrow();
+    expect(fastStatInUse()).toBe(undefined);
+    lstatNumbers(f.file);
+    expect(fastStatInUse()).toBe(true);
+  });
+
   it('is not used with HOLON_FAST_STAT=0', () => {
     process.env.HOLON_FAST_STAT = '0';
     resetFastStat();

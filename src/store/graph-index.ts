@@ -370,7 +370,8 @@ export function loadListings(home: Home, listings: Listing[]): LoadedGraph {
     },
   };
   const source = onFirstNeed(home.dir, listings);
-  // Listing order (directory order) is not sorted: the evaluator orders everything it prints itself.
+  // Listing order is readdir's (byte order; a keeper's listing keeps it, kept-listing.ts): the evaluation
+  // names gates and cycles in it, so every path to an answer must list the names alike.
   for (const l of listings) {
     loadListed(home, l, out, source);
     out.folders.push([l.agent, slims.length / 3]);

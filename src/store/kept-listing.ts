@@ -16,8 +16,8 @@ import { trace } from './trace.js';
  * The agents' work listings with the help of a running index keeper (runtime/index-keeper.ts): each
  * agent's files are rebuilt from its graph snapshot (the names and stat numbers of the last listing),
  * and only the names the keeper saw an event for since that snapshot's mark are stat'ed again. The
- * result is the listing a stat of every file would give (same names, same numbers; the order may
- * differ, which no reader depends on), at the cost of a question to the keeper (under a millisecond
+ * result is the listing a stat of every file would give (same names, same numbers, in readdir's byte
+ * order: the evaluation names gates and cycles in listing order), at the cost of a question to the keeper (under a millisecond
  * of cpu) instead of one stat per file.
  *
  * Wherever the keeper cannot vouch (none runs, it does not answer within WAIT_MS, another epoch, a
@@ -246,10 +246,34 @@ function rebuilt(home: Home, agent: string, snap: StatIndex, reported: string[],
     kept.set(stats.subarray(4 * i, 4 * i + 4), j);
     j += 4;
   }
-  for (const a of added) {
-    keptNames.push(a.name);
-    kept.set(a.numbers, j);
+  // Each added name where readdir (libuv sorts by strcmp) would list it: a full listing, and so a full
+  // evaluation, sees the names in that order, and the evaluation names gates and cycles in it.
+  added.sort((a, b) => byteOrder(a.name, b.name));
+  let at = keptNames.length;
+  for (let k = added.length - 1; k >= 0; k--) {
+    const a = added[k];
+    let lo = 0;
+    let hi = at;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (byteOrder(keptNames[mid], a.name) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    keptNames.splice(lo, 0, a.name);
+    kept.copyWithin(4 * lo + 4, 4 * lo, j);
+    kept.set(a.numbers, 4 * lo);
     j += 4;
+    at = lo;
   }
   return makeListing(home, agent, { names: keptNames, stats: kept, racy, irregular, linked }, { mark, remark: true });
 }
+
+/**
+ * strcmp's order of two names' UTF-8 bytes. JS compares UTF-16 code units, which is the same order
+ * unless a surrogate meets a character from U+E000 up: only then are the bytes compared.
+ */
+export function byteOrder(a: string, b: string): number {
+  if (HIGH.test(a) || HIGH.test(b)) return Buffer.compare(Buffer.from(a), Buffer.from(b));
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+const HIGH = /[\ud800-\uffff]/;

@@ -40,9 +40,10 @@ import { contentHash } from './graph-entry.js';
  * names (as a string's index; the last, its length + 1).
  */
 
-// 'HOL8': the layout with where each name starts (HOL7 had the names' signature, HOL6 the listing digest, HOL5 priority hashes,
+// 'HOL9': the names in readdir's order (a HOL8 snapshot could have added names at its end, which a
+// keeper's listing then kept); HOL8 the layout with where each name starts (HOL7 had the names' signature, HOL6 the listing digest, HOL5 priority hashes,
 // HOL4 title hashes, HOL3 the keeper's mark, HOL2 the stamp only, HOL1 neither: all are foreign).
-const MAGIC = 0x484f4c38;
+const MAGIC = 0x484f4c39;
 const DIGEST = 40;
 const SIG = 16;
 const PER_FILE = 7;

@@ -2,6 +2,7 @@ import { claimLive, sameHolder } from './claims.js';
 import { covers, parseScope, type Scope } from './decision-scope.js';
 import type { CheckName, ReasonCode } from './frontier-codes.js';
 import { normalizeDecisionScope, parseResumeCondition } from './graph-fields.js';
+import { cycleText } from './graph-check.js';
 import { COMMIT_EVIDENCE_ACTIONS, freshnessFlags, NO_POLICY, type Ancestry, type FreshnessFacts, type FrontierPolicy } from './frontier-freshness.js';
 import { exclusionOf, relatedItems, replacementOf } from './roles.js';
 import type { WorkItem } from './types.js';
@@ -164,7 +165,7 @@ const resolveReplacement = (p: Prepared, id: string): WorkItem | undefined => re
 function checkDependencies(p: Prepared, item: WorkItem): CheckResult {
   if (!item.depends_on.length) return ok(p, 'dependencies', () => 'no dependencies');
   const cycle = p.cycles.get(item.id);
-  if (cycle) return fail('dependencies', 'dependency_cycle', `cycle: ${[...cycle, cycle[0]].join(' -> ')}`);
+  if (cycle) return fail('dependencies', 'dependency_cycle', `cycle: ${cycleText(cycle, item.id)}`);
   const missing: string[] = [];
   const rejected: string[] = [];
   const open: string[] = [];

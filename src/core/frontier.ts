@@ -2,7 +2,7 @@ import { parseScope } from './decision-scope.js';
 import { CHECK_FNS, checkGates, liveClaim, repoKey, type CheckResult, type FrontierInput, type GateRef, type Lease, type Prepared, type TimeBounds } from './frontier-checks.js';
 import { sameHolder } from './claims.js';
 import { CHANNELS, CHECKS, FLAGS, REASONS, RUNNABLE, type Channel } from './frontier-codes.js';
-import { findCycles, type GraphNode } from './graph-check.js';
+import { cyclesThrough, type GraphNode } from './graph-check.js';
 import { normalizeDecisionScope } from './graph-fields.js';
 import { PRIORITIES, type WorkItem } from './types.js';
 import { cycleNode, type ReadLog, type VerdictRecord } from './frontier-reads.js';
@@ -50,9 +50,8 @@ export function prepare(input: FrontierInput, byId: Map<string, WorkItem> = new 
     }
   }
   const nodeById = new Map(nodes.map((n) => [n.id, n]));
-  const cycles = new Map<string, string[]>();
   // Only items with dependencies can be on a cycle; ids without an entry end the walk.
-  for (const cycle of findCycles(nodes, nodeById as Map<string, GraphNode>)) for (const id of cycle) if (!cycles.has(id)) cycles.set(id, cycle);
+  const cycles = cyclesThrough(nodes, nodeById as Map<string, GraphNode>);
   return { input, byId, cycles, gatesByKind, coverMemo: new Map(), leasesByRepo, predecessors, verbose: false, bounds };
 }
 

@@ -1,5 +1,5 @@
 import { HolonError, invalid } from '../../core/errors.js';
-import { findCycles, type GraphNode } from '../../core/graph-check.js';
+import { cycleText, cyclesThrough, type GraphNode } from '../../core/graph-check.js';
 import { normalizeDecisionScope } from '../../core/graph-fields.js';
 import { validMaxAge } from '../../core/frontier-freshness.js';
 import { CLASSES, PRIORITIES, type Priority, type TaskClass, type WorkItem } from '../../core/types.js';
@@ -98,8 +98,8 @@ function assertNoCycle(item: WorkItem, ctx: Ctx): void {
   const all = loadAllWork(ctx.home()).items;
   const nodes: GraphNode[] = all.map((i) => ({ id: i.id, file: '', depends_on: i.id === item.id ? item.depends_on : i.depends_on, successors: [], superseded_by: null }));
   const byId = new Map(nodes.map((n) => [n.id, n]));
-  const cycle = findCycles(nodes, byId).find((c) => c.includes(item.id));
-  if (cycle) throw invalid(`${item.id}: depends_on would close a cycle: ${[...cycle, cycle[0]].join(' -> ')}`, 'remove one of these dependencies instead');
+  const cycle = cyclesThrough(nodes, byId).get(item.id);
+  if (cycle) throw invalid(`${item.id}: depends_on would close a cycle: ${cycleText(cycle, item.id)}`, 'remove one of these dependencies instead');
 }
 
 /** The item's own budget; one that does not parse is replaced, not merged (`holon check` sends people here to fix it). */

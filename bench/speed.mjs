@@ -242,8 +242,12 @@ for (const n of SIZES) {
         row('frontier --json, warm, after an edit --priority not shown, with a keeper', size, goal, m(frontier, { prepare: `${warm} >/dev/null; p=$(( $(cat ${flop} 2>/dev/null || echo 3) == 3 ? 4 : 3 )); echo $p > ${flop}; ${sh([process.execPath, BIN, 'edit', hiddenBlocked(n), '--priority'])} P$p` }));
         row('holon pick (no id), nothing changed, with a keeper', size, 1.5, m(() => ['pick'], { prepare: claimedWarm }));
         // The loop of the day (before each run: the top item picked and completed), then the next one
-        // picked. A status change is evaluated again: the whole graph.
+        // picked. A status change is patched in: the changed items and their readers evaluated again.
         row('holon pick (no id) after a complete, with a keeper', size, 1.5, m(() => ['pick'], { prepare: completed }));
+        // A person's loop: a look (`holon frontier`, 10 a channel) after the complete, then the pick. The
+        // look is cut from the default answer, which it patches (store/frontier-limit.ts); the pick reuses it.
+        row('holon frontier (10 a channel) after a complete, with a keeper', size, goal, m(() => ['frontier'], { prepare: completed }));
+        row('holon pick (no id) after a complete and a holon frontier, with a keeper', size, 1.5, m(() => ['pick'], { prepare: `${completed}; ${holonSh('frontier')} >/dev/null` }));
       } finally {
         keeper.stop();
       }

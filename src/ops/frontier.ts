@@ -2,7 +2,7 @@ import type { Frontier } from '../core/frontier.js';
 import type { RecordProblem } from '../core/record-codec.js';
 import { jsonParts } from '../core/json-parts.js';
 import { iso } from '../core/time.js';
-import { frontierFingerprint, graphFingerprint, headerFor, readAnswerText, readCachedFrontier, readCut, readDeps, readTitleIndex, restampFrontier, reuseParts, stillValid, storeCut, storeFrontier, storeTitleIndex, withNow, type CachedFrontier, type FrontierView } from '../store/frontier-cache.js';
+import { frontierFingerprint, graphFingerprint, headerFor, readAnswerText, readCachedFrontier, readCut, readDeps, readTitleIndex, restampFrontier, reuseParts, stillValid, storeCut, storeFrontier, storeTitleIndex, withNow, type CachedFrontier, type FrontierHeader, type FrontierView } from '../store/frontier-cache.js';
 import { currentTitles, titleIndexOf } from '../store/frontier-titles.js';
 import type { Titled } from '../store/stat-index.js';
 import { quickDigest, type Entry, type Listing } from '../store/graph-index.js';
@@ -64,14 +64,65 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
  */
 export const frontierHead = (ctx: OpsCtx, head: number) => answerParts(ctx, {}, head);
 
-/** `rest`, when only the start of the stored answer was read: its whole text, or null once another answer is stored. */
-async function answerParts(ctx: OpsCtx, opts: FrontierOpts, head?: number): Promise<{ parts: Array<string | Uint8Array>; rest?: () => Buffer | null }> {
+/**
+ * An answer in parts; `rest`, when only the start of the stored answer was read: its whole text, or
+ * null once another answer is stored; `header`, what it is stored under (a view cut from it inherits it).
+ */
+interface Answer {
+  parts: Array<string | Uint8Array>;
+  rest?: () => Buffer | null;
+  header?: StoredHeader;
+}
+type StoredHeader = Omit<FrontierHeader, 'v' | 'token'>;
+
+async function answerParts(ctx: OpsCtx, opts: FrontierOpts, head?: number): Promise<Answer> {
   const view = { limit: opts.limit, all: Boolean(opts.all) };
-  const { limit } = view;
   const home = ctx.home();
   const agent = ctx.agent();
   const holder = holderOf(ctx, agent);
   const listings = listKept(home, undefined, (files) => beforeLongWork(0, files));
+  const at = { agent, holder, listings };
+  if (!view.all && view.limit !== undefined && view.limit <= NOT_RUNNABLE_SHOWN) {
+    const cut = await limitedFromDefault(ctx, view, at);
+    if (cut) return cut;
+  }
+  return answerFor(ctx, view, at, head);
+}
+
+/**
+ * A view of at most NOT_RUNNABLE_SHOWN entries a channel (what a person sees), cut from the default
+ * answer (store/frontier-limit.ts) when its own stored answer is not current; null where it cannot be
+ * cut, and it is evaluated.
+ */
+async function limitedFromDefault(ctx: OpsCtx, view: FrontierView, at: { agent: string; holder: string; listings: Listing[] }): Promise<Answer | null> {
+  const home = ctx.home();
+  const { agent, holder, listings } = at;
+  const fp = frontierFingerprint(home, agent, holder, view, listings);
+  const keptFp = listings.some((l) => l.racy.size > 0) ? '' : fp;
+  const nowIso = iso(ctx.nowMs);
+  const cached = readCachedFrontier(home, agent, view);
+  if (cached && keptFp && cached.header.fp === fp && !listings.some((l) => l.healable) && stillValid(home, cached.header, ctx.nowMs, ctx.cwd)) {
+    trace('frontier: reused (no file changed)');
+    return { parts: reuseParts(cached, nowIso) };
+  }
+  const whole = await answerFor(ctx, { limit: undefined, all: false }, at);
+  const { limitedAnswer } = await import('../store/frontier-limit.js');
+  const cut = whole.header ? limitedAnswer(partsBytes(whole.parts), view.limit!, NOT_RUNNABLE_SHOWN) : null;
+  if (!cut) {
+    trace('frontier: not cut from the default answer');
+    return null;
+  }
+  trace(`frontier: cut to ${view.limit} a channel from the default answer`);
+  // Made from what the default answer was made from: its header, under this view's file keys, with no
+  // graph digest (a limited answer is reused only while no file changes; then it is cut again).
+  storeFrontier(home, agent, view, { ...whole.header!, fp: keptFp, gfp: '', lineage: undefined, now: cut.now }, cut.parts, null);
+  return { parts: cut.parts };
+}
+
+async function answerFor(ctx: OpsCtx, view: FrontierView, at: { agent: string; holder: string; listings: Listing[] }, head?: number): Promise<Answer> {
+  const { limit } = view;
+  const home = ctx.home();
+  const { agent, holder, listings } = at;
   const fp = frontierFingerprint(home, agent, holder, view, listings);
   // An answer built on a file changed a moment ago is never reused by file keys (see RACY_MS).
   const keptFp = listings.some((l) => l.racy.size > 0) ? '' : fp;
@@ -82,14 +133,13 @@ async function answerParts(ctx: OpsCtx, opts: FrontierOpts, head?: number): Prom
   if (prev && prev.header.fp === fp && !listings.some((l) => l.healable)) {
     trace('frontier: reused (no file changed)');
     const { token } = prev.header;
-    return { parts: reuseParts(prev, nowIso), ...(prev.partial ? { rest: () => readAnswerText(home, agent, view, token) } : {}) };
+    return { parts: reuseParts(prev, nowIso), header: prev.header, ...(prev.partial ? { rest: () => readAnswerText(home, agent, view, token) } : {}) };
   }
   // Patched from: the whole text, of the same answer (else, another call's just stored, it is evaluated).
   if (prev?.partial) {
     const full = readCachedFrontier(home, agent, view);
     prev = full && full.header.token === prev.header.token ? full : null;
   }
-  const whole = (parts: Array<string | Uint8Array>) => ({ parts });
   if (prev) {
     // A few files changed (a progress note): their new content hashes give the digest without the
     // graph cache; the same digest means the same answer, once its titles are current.
@@ -112,7 +162,7 @@ async function answerParts(ctx: OpsCtx, opts: FrontierOpts, head?: number): Prom
     const gfp = known ? graphFingerprint(home, agent, holder, view, digest) : '';
     if (known && prev.header.gfp === gfp) {
       const reused = withTitles(home, agent, holder, view, prev, keptFp, listings, snapshots, nowIso);
-      if (reused) return whole(reused);
+      if (reused) return reused;
     }
     // A few items changed what the frontier reads (a complete, a claim): those and their readers.
     // Only from the snapshot the answer was made on: one another call stored since (another view's, which
@@ -122,7 +172,7 @@ async function answerParts(ctx: OpsCtx, opts: FrontierOpts, head?: number): Prom
       if (graphFingerprint(home, agent, holder, view, found) !== prev.header.gfp) trace('frontier: not patched (the snapshot is not the one the answer was made on)');
       else {
         const patched = await withVerdicts(ctx, { agent, holder, view, prev, fp: keptFp, gfp, listings, snapshots, changed, before });
-        if (patched) return whole(patched);
+        if (patched) return patched;
       }
     }
   }
@@ -137,7 +187,7 @@ async function answerParts(ctx: OpsCtx, opts: FrontierOpts, head?: number): Prom
   if (prev && prev.header.gfp === gfp) {
     // Files changed but not what the frontier reads (a progress note): same answer, new file keys.
     const reused = withTitles(home, agent, holder, view, prev, keptFp, listings, snapshots, nowIso);
-    if (reused) return whole(reused);
+    if (reused) return reused;
   }
   const { input, problems, used } = buildFrontierInput(home, agent, { holder, nowMs: ctx.nowMs, cwd: ctx.cwd }, loaded);
   const bounds = { from: -Infinity, until: Infinity };
@@ -155,8 +205,9 @@ async function answerParts(ctx: OpsCtx, opts: FrontierOpts, head?: number): Prom
   // copy), in parts: the whole text and its bytes are never held at once.
   const bytes = Array.from(jsonParts({ ...f, problems }), (part) => Buffer.from(part));
   const deps = record && titles?.where ? depIndexOf(input.items, agent, folderOf(loaded.folders), record.out, problems.length, tail, titles.where) : null;
-  storeFrontier(home, agent, view, headerFor(keptFp, gfp, bounds, used, f.now), bytes, titles, deps);
-  return whole(bytes);
+  const header = headerFor(keptFp, gfp, bounds, used, f.now);
+  storeFrontier(home, agent, view, header, bytes, titles, deps);
+  return { parts: bytes, header };
 }
 
 const defaultView = (view: FrontierView) => !view.all && view.limit === undefined;
@@ -175,7 +226,7 @@ function folderOf(folders: Array<[string, number]>): (n: number) => string {
  * The previous answer with the verdicts of the changed items and of the items reading them evaluated
  * again (store/frontier-patch.ts); null when it cannot be patched, and the graph is evaluated.
  */
-async function withVerdicts(ctx: OpsCtx, x: { agent: string; holder: string; view: FrontierView; prev: CachedFrontier; fp: string; gfp: string; listings: Listing[]; snapshots: Record<string, Titled>; changed: Array<Array<[number, Entry]>>; before: Array<[number, number, number]> }): Promise<Array<string | Uint8Array> | null> {
+async function withVerdicts(ctx: OpsCtx, x: { agent: string; holder: string; view: FrontierView; prev: CachedFrontier; fp: string; gfp: string; listings: Listing[]; snapshots: Record<string, Titled>; changed: Array<Array<[number, Entry]>>; before: Array<[number, number, number]> }): Promise<Answer | null> {
   const home = ctx.home();
   const { agent, view, prev } = x;
   const deps = readDeps(home, agent, view, prev.header.lineage);
@@ -191,8 +242,9 @@ async function withVerdicts(ctx: OpsCtx, x: { agent: string; holder: string; vie
   });
   if (!done) return null;
   trace(`frontier: patched (${done.evaluated} item${done.evaluated === 1 ? '' : 's'} evaluated again)`);
-  storeFrontier(home, agent, view, { ...done.header, fp: x.fp, gfp: x.gfp }, done.parts, done.index, done.deps);
-  return done.parts;
+  const header = { ...done.header, fp: x.fp, gfp: x.gfp };
+  storeFrontier(home, agent, view, header, done.parts, done.index, done.deps);
+  return { parts: done.parts, header };
 }
 
 /**
@@ -200,7 +252,7 @@ async function withVerdicts(ctx: OpsCtx, x: { agent: string; holder: string; vie
  * (frontier-titles.ts), stored under the new file keys; null when its index cannot tell, and the
  * answer is evaluated again.
  */
-function withTitles(home: Home, agent: string, holder: string, view: FrontierView, prev: CachedFrontier, fp: string, listings: Listing[], snapshots: Record<string, Titled>, nowIso: string): Array<string | Uint8Array> | null {
+function withTitles(home: Home, agent: string, holder: string, view: FrontierView, prev: CachedFrontier, fp: string, listings: Listing[], snapshots: Record<string, Titled>, nowIso: string): Answer | null {
   const index = readTitleIndex(home, agent, view, prev);
   if (!index) return null;
   const text = prev.bytes.subarray(prev.start);
@@ -213,13 +265,15 @@ function withTitles(home: Home, agent: string, holder: string, view: FrontierVie
   if (!current.patched) {
     trace(`frontier: reused (same digest, ${current.cut ? 'a priority changed where it is not shown' : 'same titles'})`);
     if (current.reindexed) storeTitleIndex(home, agent, view, prev.header.token, current.index);
-    restampFrontier(home, agent, view, { ...prev.header, fp });
-    return reuseParts(prev, nowIso);
+    const header = { ...prev.header, fp };
+    restampFrontier(home, agent, view, header);
+    return { parts: reuseParts(prev, nowIso), header };
   }
   trace(`frontier: reused with ${current.patched} entr${current.patched === 1 ? 'y' : 'ies'} patched`);
   // Stored as it was made (its `now` the header's), printed with this call's.
-  storeFrontier(home, agent, view, { ...prev.header, fp }, current.parts, current.index);
-  return withNow(current.parts, prev.header.now, nowIso);
+  const header = { ...prev.header, fp };
+  storeFrontier(home, agent, view, header, current.parts, current.index);
+  return { parts: withNow(current.parts, prev.header.now, nowIso), header };
 }
 
 /** The frontier as data: channels, counts computed before any cap, and records that could not be read. */

@@ -29,8 +29,8 @@ export interface FrontierRefresher {
 }
 
 /**
- * `refresh(agent)` computes and stores one agent's default answer (in this process for `holon index`,
- * in a child for `holon watch`: refreshInChild). HOLON_INDEX_REFRESH=0 turns it off (the listing
+ * `refresh(agent)` computes and stores one agent's default answer (`holon index` and `holon watch`
+ * both in a child: refreshInChild). HOLON_INDEX_REFRESH=0 turns it off (the listing
  * tests, whose traces say which path a command took).
  */
 export function frontierRefresher(home: Home, refresh: (agent: string) => Promise<unknown>, log: (line: string) => void, env: NodeJS.ProcessEnv): FrontierRefresher {

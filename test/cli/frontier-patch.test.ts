@@ -119,7 +119,7 @@ describe('the frontier patched after a change', () => {
     // and stored the snapshot, so the next patch finds it unchanged there, and must still show it.
     const before = (await same('before a title it never took in')).f.runnable;
     writeFileSync(file(before[4].id), readFileSync(file(before[4].id), 'utf8').replace(/title: ".*"/, 'title: "seen elsewhere"'));
-    await ok('frontier', '--json', '--limit', '1');
+    await ok('frontier', '--json', '--limit', '60');
     await ok('complete', before[0].id, '--result', 'r', '--evidence', 'e', '--no-followup', 'none');
     const elsewhere = await same('a title another view took in');
     expect(elsewhere.how).toBe('patched');
@@ -136,15 +136,66 @@ describe('the frontier patched after a change', () => {
     const done = await same('its dependency done');
     expect(done.how, done.trace).toBe('patched');
 
-    // A status edited by hand that another view's call read and stored in the snapshot: the snapshot
+    // A status edited by hand that another view's call (one not cut from the default answer, of more
+    // than 50 a channel) read and stored in the snapshot: the snapshot
     // hides it from the files this call finds changed, so the answer is evaluated, not patched from it.
     const blocked = done.f.runnable[3].id;
     writeFileSync(file(blocked), readFileSync(file(blocked), 'utf8').replace('status: "open"', 'status: "blocked"'));
-    await ok('frontier', '--json', '--limit', '1');
+    await ok('frontier', '--json', '--limit', '60');
     await ok('complete', done.f.runnable[0].id, '--result', 'r', '--evidence', 'e', '--no-followup', 'none');
     const hidden = await same('a status another view took in');
     expect(hidden.trace).toMatch(/not patched \(the snapshot is not the one the answer was made on\)/);
     expect(where(hidden.f, blocked)).toBe('not_runnable');
     expect(paths.filter((x) => x.endsWith('patched')).length).toBeGreaterThan(8);
+  }, 180_000);
+
+  it('a view of up to 50 a channel (what a person sees) is cut from the default answer, patched as it is', async () => {
+    const { p, work, ids } = await graphProject(400);
+    const env = { HOLON_NOW: NOW, HOLON_TRACE_INDEX: '1' };
+    const local = join(p.home, 'local');
+    /** `holon frontier ARGS` as the fast path gives it, checked against a full evaluation of the same view. */
+    const same = async (what: string, ...args: string[]) => {
+      const fast = await p.h(['frontier', ...args], env);
+      expect(fast.code, `${what}: ${fast.stderr}`).toBe(0);
+      renameSync(local, `${local}.kept`);
+      try {
+        const full = await p.h(['frontier', ...args], { HOLON_NOW: NOW });
+        expect(full.code, `${what}: ${full.stderr}`).toBe(0);
+        expect(fast.stdout, `${what} (${args.join(' ')})`).toBe(full.stdout);
+      } finally {
+        rmSync(local, { recursive: true, force: true });
+        renameSync(`${local}.kept`, local);
+      }
+      return fast.stderr;
+    };
+    const ok = async (...args: string[]) => expect((await p.h(args, env)).code).toBe(0);
+    const views = [['--json', '--limit', '1'], ['--json', '--limit', '3'], ['--json', '--limit', '50'], []];
+    const first = await same('first', '--json');
+    expect(first).toMatch(/frontier: evaluated/);
+    for (const v of views) expect(await same('cut', ...v)).toMatch(/frontier: cut to \d+ a channel from the default answer/);
+    // Reused as stored while nothing changes (or cut again, while a file is within the racy window).
+    expect(await same('again', '--json', '--limit', '3')).toMatch(/frontier: reused \(no file changed\)|cut to 3/);
+
+    // The loop of a person: look, pick, complete, look again. The look after each change patches the
+    // default answer, and the pick after it reuses that (it never evaluates the graph again).
+    const picked = await p.h(['pick', '--json'], env);
+    expect(picked.code, picked.stderr).toBe(0);
+    const done = JSON.parse(picked.stdout).focus as string;
+    const look = await same('after a pick');
+    expect(look).toMatch(/frontier: patched/);
+    expect(look).toMatch(/cut to 10 a channel/);
+    await ok('complete', done, '--result', 'r', '--evidence', 'e', '--no-followup', 'none');
+    expect(await same('after a complete')).toMatch(/frontier: patched/);
+    const pick = await p.h(['pick'], env);
+    expect(pick.stderr).not.toMatch(/frontier: evaluated/);
+    for (const v of views) await same('after a pick again', ...v);
+
+    // A title edited by hand: the default answer takes it in, and so does every cut.
+    const file = (id: string) => join(work, `${id}.md`);
+    writeFileSync(file(ids[40]), readFileSync(file(ids[40]), 'utf8').replace(/title: ".*"/, 'title: "renamed by hand"'));
+    for (const v of views) await same('a title by hand', ...v);
+
+    // More than the default answer shows of not_runnable (50): evaluated, not cut.
+    expect(await same('past the cap', '--json', '--limit', '51')).toMatch(/frontier: evaluated/);
   }, 180_000);
 });

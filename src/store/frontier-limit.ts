@@ -1,0 +1,85 @@
+import { CHANNELS } from '../core/frontier-codes.js';
+import { indented } from '../core/json-parts.js';
+
+/**
+ * The answer of `holon frontier --limit N` (what a person sees: 10 a channel) cut out of the default
+ * answer's text, which lists every channel in full but not_runnable, of which it shows the first
+ * `cap`. Each channel's first N entries are the same objects, in the same order, as an evaluation
+ * with the limit lists (core/frontier.ts computeFrontier: the limit cuts the sorted channels; needs
+ * decision is never cut), and the counts are the same: so the limited answer costs what the default
+ * one costs, which is kept up to date by patches (frontier-patch.ts) where an evaluation of the limit's
+ * own would be a whole-graph evaluation after every change. And it leaves the default answer's
+ * snapshot where that answer was made: a limited view that read the changed files itself moved the
+ * snapshot on, and the next `pick` found its answer no longer patchable.
+ *
+ * The text is jsonParts' (two spaces a level): a channel opens on `\n  "C": [\n` (or is `\n  "C": []`)
+ * and closes on `\n  ]`, each entry is an object at depth two from `    {` to `\n    }`; no JSON string
+ * holds a raw newline, and deeper lines start with more spaces, so those lines are found by their
+ * bytes alone. Null when the text is not so, or the limit shows more not_runnable entries than the
+ * default answer holds: the caller evaluates instead.
+ */
+
+const CLOSE_ENTRY = Buffer.from('\n    }');
+const CLOSE_CHANNEL = Buffer.from('\n  ]');
+const TRUNCATED_LINE = '\n  "truncated": ';
+const TRUNCATED = Buffer.from(TRUNCATED_LINE);
+const PROBLEMS = Buffer.from('\n  "problems": ');
+const CUT = CHANNELS.filter((c) => c !== 'needs_decision');
+
+/** The limited answer's text in parts, and its `now` (as the default answer's text has it). */
+export function limitedAnswer(text: Buffer, limit: number, cap: number): { parts: Buffer[]; now: string } | null {
+  if (!(Number.isInteger(limit) && limit > 0)) return null;
+  const headEnd = text.indexOf('\n  "runnable": ');
+  if (headEnd < 1 || text[headEnd - 1] !== 0x2c) return null;
+  let head: { now?: unknown; counts?: Record<string, unknown> };
+  try {
+    head = JSON.parse(text.toString('utf8', 0, headEnd - 1) + '\n}') as typeof head;
+  } catch {
+    return null;
+  }
+  if (typeof head.now !== 'string' || !head.counts) return null;
+  const parts: Buffer[] = [text.subarray(0, headEnd)];
+  const truncated: Record<string, number> = {};
+  let at = headEnd;
+  for (const c of CHANNELS) {
+    const count = head.counts[c];
+    if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) return null;
+    const held = c === 'not_runnable' ? Math.min(count, cap) : count;
+    const want = c === 'needs_decision' ? count : Math.min(count, limit);
+    if (want > held) return null;
+    const line = Buffer.from(`\n  ${JSON.stringify(c)}: ${held ? '[\n' : '[]'}`);
+    if (!text.subarray(at, at + line.length).equals(line)) return null;
+    const start = at + line.length;
+    let end = start;
+    if (held) {
+      // The first `want` entries, each checked where it starts.
+      let p = start;
+      for (let j = 0; j < want; j++) {
+        if (j) {
+          if (text[p] !== 0x2c || text[p + 1] !== 0x0a) return null;
+          p += 2;
+        }
+        if (text.readUInt32BE(p) !== 0x20202020 || text[p + 4] !== 0x7b) return null;
+        const close = text.indexOf(CLOSE_ENTRY, p);
+        if (close < 0) return null;
+        p = close + CLOSE_ENTRY.length;
+      }
+      // The channel's close: right here when every entry is wanted, else past the rest.
+      end = want === held ? p : text.indexOf(CLOSE_CHANNEL, p);
+      if (end < 0 || !text.subarray(end, end + CLOSE_CHANNEL.length).equals(CLOSE_CHANNEL)) return null;
+      parts.push(Buffer.from(`\n  ${JSON.stringify(c)}: ${want ? '[\n' : '[]'}`));
+      if (want) parts.push(text.subarray(start, p), CLOSE_CHANNEL);
+      end += CLOSE_CHANNEL.length;
+    } else parts.push(line);
+    if (text[end] !== 0x2c) return null;
+    parts.push(text.subarray(end, end + 1));
+    at = end + 1;
+  }
+  // In the order an evaluation with the limit fills it: channel order.
+  for (const c of CUT) if ((head.counts[c] as number) > limit) truncated[c] = (head.counts[c] as number) - limit;
+  if (!text.subarray(at, at + TRUNCATED.length).equals(TRUNCATED)) return null;
+  const problems = text.indexOf(PROBLEMS, at);
+  if (problems < 0 || text[problems - 1] !== 0x2c) return null;
+  parts.push(Buffer.from(`${TRUNCATED_LINE}${indented(JSON.stringify(truncated, null, 2), '  ')},`), text.subarray(problems));
+  return { parts, now: head.now };
+}

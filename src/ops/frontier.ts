@@ -62,7 +62,11 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
  * reading it some 10 ms), and `rest` reads the whole of it; otherwise the whole answer, as
  * frontierParts gives it.
  */
-export const frontierHead = (ctx: OpsCtx, head: number) => answerParts(ctx, {}, head);
+export async function frontierHead(ctx: OpsCtx, head: number): Promise<Answer> {
+  const a = await answerParts(ctx, {}, head);
+  if (a.rest) trace(`frontier: the answer's first ${head} bytes read`);
+  return a;
+}
 
 /**
  * An answer in parts; `rest`, when only the start of the stored answer was read: its whole text, or
@@ -105,9 +109,9 @@ async function limitedFromDefault(ctx: OpsCtx, view: FrontierView, at: { agent: 
     trace('frontier: reused (no file changed)');
     return { parts: reuseParts(cached, nowIso) };
   }
-  const whole = await answerFor(ctx, { limit: undefined, all: false }, at);
+  const base = await answerFor(ctx, { limit: undefined, all: false }, at);
   const { limitedAnswer } = await import('../store/frontier-limit.js');
-  const cut = whole.header ? limitedAnswer(partsBytes(whole.parts), view.limit!, NOT_RUNNABLE_SHOWN) : null;
+  const cut = base.header ? limitedAnswer(partsBytes(base.parts), view.limit!, NOT_RUNNABLE_SHOWN) : null;
   if (!cut) {
     trace('frontier: not cut from the default answer');
     return null;
@@ -115,7 +119,7 @@ async function limitedFromDefault(ctx: OpsCtx, view: FrontierView, at: { agent: 
   trace(`frontier: cut to ${view.limit} a channel from the default answer`);
   // Made from what the default answer was made from: its header, under this view's file keys, with no
   // graph digest (a limited answer is reused only while no file changes; then it is cut again).
-  storeFrontier(home, agent, view, { ...whole.header!, fp: keptFp, gfp: '', lineage: undefined, now: cut.now }, cut.parts, null);
+  storeFrontier(home, agent, view, { ...base.header!, fp: keptFp, gfp: '', lineage: undefined, now: cut.now }, cut.parts, null);
   return { parts: cut.parts };
 }
 
@@ -129,17 +133,15 @@ async function answerFor(ctx: OpsCtx, view: FrontierView, at: { agent: string; h
   const nowIso = iso(ctx.nowMs);
   const cached = readCachedFrontier(home, agent, view, head);
   // The previous answer, when the inputs outside the work files (clock window, checkout, events) hold.
-  let prev = cached && stillValid(home, cached.header, ctx.nowMs, ctx.cwd) ? cached : null;
+  const prev = cached && stillValid(home, cached.header, ctx.nowMs, ctx.cwd) ? cached : null;
   if (prev && prev.header.fp === fp && !listings.some((l) => l.healable)) {
     trace('frontier: reused (no file changed)');
     const { token } = prev.header;
     return { parts: reuseParts(prev, nowIso), header: prev.header, ...(prev.partial ? { rest: () => readAnswerText(home, agent, view, token) } : {}) };
   }
-  // Patched from: the whole text, of the same answer (else, another call's just stored, it is evaluated).
-  if (prev?.partial) {
-    const full = readCachedFrontier(home, agent, view);
-    prev = full && full.header.token === prev.header.token ? full : null;
-  }
+  // Patched from: the whole text, of the same answer (else, another call's just stored, it is evaluated),
+  // read only where it is needed: a pick whose answer has the same digest and titles needs its start alone.
+  const whole = prev && wholeOf(home, agent, view, prev);
   if (prev) {
     // A few files changed (a progress note): their new content hashes give the digest without the
     // graph cache; the same digest means the same answer, once its titles are current.
@@ -161,7 +163,7 @@ async function answerFor(ctx: OpsCtx, view: FrontierView, at: { agent: string; h
     }
     const gfp = known ? graphFingerprint(home, agent, holder, view, digest) : '';
     if (known && prev.header.gfp === gfp) {
-      const reused = withTitles(home, agent, holder, view, prev, keptFp, listings, snapshots, nowIso);
+      const reused = withTitles(home, agent, holder, view, whole!, keptFp, listings, snapshots, nowIso);
       if (reused) return reused;
     }
     // A few items changed what the frontier reads (a complete, a claim): those and their readers.
@@ -171,7 +173,8 @@ async function answerFor(ctx: OpsCtx, view: FrontierView, at: { agent: string; h
       const found = Object.fromEntries(listings.map((l, k) => [l.agent, before[k][0]]));
       if (graphFingerprint(home, agent, holder, view, found) !== prev.header.gfp) trace('frontier: not patched (the snapshot is not the one the answer was made on)');
       else {
-        const patched = await withVerdicts(ctx, { agent, holder, view, prev, fp: keptFp, gfp, listings, snapshots, changed, before });
+        const full = whole!.get();
+        const patched = full && (await withVerdicts(ctx, { agent, holder, view, prev: full, fp: keptFp, gfp, listings, snapshots, changed, before }));
         if (patched) return patched;
       }
     }
@@ -186,7 +189,7 @@ async function answerFor(ctx: OpsCtx, view: FrontierView, at: { agent: string; h
   const snapshots = loaded.snapshots;
   if (prev && prev.header.gfp === gfp) {
     // Files changed but not what the frontier reads (a progress note): same answer, new file keys.
-    const reused = withTitles(home, agent, holder, view, prev, keptFp, listings, snapshots, nowIso);
+    const reused = withTitles(home, agent, holder, view, whole!, keptFp, listings, snapshots, nowIso);
     if (reused) return reused;
   }
   const { input, problems, used } = buildFrontierInput(home, agent, { holder, nowMs: ctx.nowMs, cwd: ctx.cwd }, loaded);
@@ -247,15 +250,39 @@ async function withVerdicts(ctx: OpsCtx, x: { agent: string; holder: string; vie
   return { parts: done.parts, header };
 }
 
+/** A stored answer, and its whole text read on first need (`get`: null when another answer was stored meanwhile). */
+interface Whole {
+  prev: CachedFrontier;
+  get: () => CachedFrontier | null;
+  /** What `get` gave, if it was called. */
+  read: () => CachedFrontier | null | undefined;
+}
+
+function wholeOf(home: Home, agent: string, view: FrontierView, prev: CachedFrontier): Whole {
+  let full: CachedFrontier | null | undefined = prev.partial ? undefined : prev;
+  const get = () => {
+    if (full === undefined) {
+      const again = readCachedFrontier(home, agent, view);
+      full = again && again.header.token === prev.header.token ? again : null;
+    }
+    return full;
+  };
+  return { prev, get, read: () => full };
+}
+
 /**
  * The previous answer (same digest) with the titles and priorities its entries show now
  * (frontier-titles.ts), stored under the new file keys; null when its index cannot tell, and the
  * answer is evaluated again.
  */
-function withTitles(home: Home, agent: string, holder: string, view: FrontierView, prev: CachedFrontier, fp: string, listings: Listing[], snapshots: Record<string, Titled>, nowIso: string): Answer | null {
+function withTitles(home: Home, agent: string, holder: string, view: FrontierView, whole: Whole, fp: string, listings: Listing[], snapshots: Record<string, Titled>, nowIso: string): Answer | null {
+  const { prev } = whole;
   const index = readTitleIndex(home, agent, view, prev);
   if (!index) return null;
-  const text = prev.bytes.subarray(prev.start);
+  const text = () => {
+    const w = whole.get();
+    return w && w.bytes.subarray(w.start);
+  };
   const current = currentTitles(home, text, index, listings, snapshots, holder, {
     longWork: () => beforeLongWork(0, listings.reduce((n, l) => n + l.count, 0)),
     cut: () => readCut(home, agent, view, prev.header.lineage),
@@ -267,7 +294,9 @@ function withTitles(home: Home, agent: string, holder: string, view: FrontierVie
     if (current.reindexed) storeTitleIndex(home, agent, view, prev.header.token, current.index);
     const header = { ...prev.header, fp };
     restampFrontier(home, agent, view, header);
-    return { parts: reuseParts(prev, nowIso), header };
+    // Its start alone, where only that was read (a pick): the rest on demand, as a reused answer's.
+    const read = whole.read() ?? prev;
+    return { parts: reuseParts(read, nowIso), header, ...(read.partial ? { rest: () => readAnswerText(home, agent, view, prev.header.token) } : {}) };
   }
   trace(`frontier: reused with ${current.patched} entr${current.patched === 1 ? 'y' : 'ies'} patched`);
   // Stored as it was made (its `now` the header's), printed with this call's.

@@ -159,7 +159,7 @@ export function parseTitleIndex(buf: Buffer): TitleIndex | null {
 }
 
 export interface TitlePatch {
-  /** The answer's text with the new titles and priorities in, in parts (slices of the old text, new entries). */
+  /** The answer's text with the new titles and priorities in, in parts (slices of the old text, new entries); none when none is patched. */
   parts: Buffer[];
   index: TitleIndex;
   /** How many entries got a new title or priority. */
@@ -171,13 +171,13 @@ export interface TitlePatch {
 }
 
 /**
- * The answer (`text`, JSON) with the current titles and priorities of the entries it shows: `text`
- * itself when none changed, a patched copy when some did, null when the index cannot say: then the
- * answer is evaluated again. `holder` is the answer's (its order puts the holder's claims first).
+ * The answer (whose text, JSON, `answer` reads: null when it is not the indexed one any more) with the
+ * current titles and priorities of the entries it shows: no parts when none changed, a patched copy
+ * when some did, null when the index cannot say: then the answer is evaluated again. `holder` is the answer's (its order puts the holder's claims first).
  * `more.longWork` is called before the loops over every entry of a big index (see LONG_INDEX);
  * `more.cut` reads the entries left out of not_runnable, when a priority changed where it does not show.
  */
-export function currentTitles(home: Home, text: Buffer, index: TitleIndex, listings: Listing[], snapshots: Record<string, Titled>, holder: string, more: { longWork?: () => void; cut?: () => CutIndex | null } = {}): TitlePatch | null {
+export function currentTitles(home: Home, answer: () => Buffer | null, index: TitleIndex, listings: Listing[], snapshots: Record<string, Titled>, holder: string, more: { longWork?: () => void; cut?: () => CutIndex | null } = {}): TitlePatch | null {
   if (index.listings.length !== listings.length) return null;
   const q = index.quads;
   const snaps: Titled[] = [];
@@ -190,8 +190,11 @@ export function currentTitles(home: Home, text: Buffer, index: TitleIndex, listi
     if (snap.sums[1] !== x.titles || snap.sums[2] !== x.prios) same = false;
     snaps.push(snap);
   }
-  // Every title and priority hash as it was (their sums say so, as the digest does for the rest).
-  if (same) return { parts: [text], index, patched: 0, reindexed: false };
+  // Every title and priority hash as it was (their sums say so, as the digest does for the rest): the
+  // answer's text is not even read (a pick has read its start alone).
+  if (same) return { parts: [], index, patched: 0, reindexed: false };
+  const text = answer();
+  if (!text) return null;
   // What follows goes over every entry shown, several times.
   if (q.length > LONG_INDEX * PER) more.longWork?.();
   const changed: number[] = [];
@@ -208,7 +211,7 @@ export function currentTitles(home: Home, text: Buffer, index: TitleIndex, listi
   // From here on the index vouches for the snapshot's sums as they are now.
   const listed = index.listings.map((x, k) => ({ ...x, titles: snaps[k].sums[1], prios: snaps[k].sums[2], hidden: hidden[k] }));
   // (A title changed where the answer does not show it, or a priority where it stays out of it.)
-  if (!changed.length) return { parts: [text], index: { ...index, listings: listed }, patched: 0, reindexed: true, ...(leftOut ? { cut: leftOut } : {}) };
+  if (!changed.length) return { parts: [], index: { ...index, listings: listed }, patched: 0, reindexed: true, ...(leftOut ? { cut: leftOut } : {}) };
   const quads = q.slice();
   const read = new Map<string, { title: string; priority: string | null }>();
   const parts: Buffer[] = [];

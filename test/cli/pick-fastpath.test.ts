@@ -113,6 +113,9 @@ describe('pick with no id', () => {
       const again = await pick();
       expect(again.id).toBe(want);
       expect(again.trace).toMatch(/frontier: reused/);
+      // Reused by its file keys, or (a file changed within the last 2 s) by its digest and titles:
+      // either way only the start of the answer is read.
+      expect(again.trace).toMatch(/frontier: the answer's first 262144 bytes read/);
       // ... and patched after a complete, from the whole answer read again.
       expect((await p.h(['complete', want, '--result', 'r', '--evidence', 'e', '--no-followup', 'none'], env)).code).toBe(0);
       const next = await top();

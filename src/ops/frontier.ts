@@ -77,7 +77,7 @@ interface Answer {
   rest?: () => Buffer | null;
   header?: StoredHeader;
 }
-type StoredHeader = Omit<FrontierHeader, 'v' | 'token'>;
+type StoredHeader = Omit<FrontierHeader, 'v'>;
 
 async function answerParts(ctx: OpsCtx, opts: FrontierOpts, head?: number): Promise<Answer> {
   const view = { limit: opts.limit, all: Boolean(opts.all) };
@@ -109,19 +109,33 @@ async function limitedFromDefault(ctx: OpsCtx, view: FrontierView, at: { agent: 
     trace('frontier: reused (no file changed)');
     return { parts: reuseParts(cached, nowIso) };
   }
-  const base = await answerFor(ctx, { limit: undefined, all: false }, at);
+  // The default answer, its start alone where it is reused as it is stored (the same token): then the
+  // cut made from it is too, with this call's file keys and time (every call within 2 s of a change,
+  // whose file keys vouch for nothing, comes here).
+  const base = await answerFor(ctx, { limit: undefined, all: false }, at, BASE_HEAD);
+  const token = base.header?.token;
+  if (cached && token && cached.header.base === token && stillValid(home, cached.header, ctx.nowMs, ctx.cwd)) {
+    trace('frontier: reused (cut from the same default answer)');
+    restampFrontier(home, agent, view, { ...cached.header, fp: keptFp });
+    return { parts: reuseParts(cached, nowIso) };
+  }
+  const text = !token ? null : base.rest ? base.rest() : partsBytes(base.parts);
   const { limitedAnswer } = await import('../store/frontier-limit.js');
-  const cut = base.header ? limitedAnswer(partsBytes(base.parts), view.limit!, NOT_RUNNABLE_SHOWN) : null;
+  const cut = text && limitedAnswer(text, view.limit!, NOT_RUNNABLE_SHOWN);
   if (!cut) {
     trace('frontier: not cut from the default answer');
     return null;
   }
   trace(`frontier: cut to ${view.limit} a channel from the default answer`);
   // Made from what the default answer was made from: its header, under this view's file keys, with no
-  // graph digest (a limited answer is reused only while no file changes; then it is cut again).
-  storeFrontier(home, agent, view, { ...base.header!, fp: keptFp, gfp: '', lineage: undefined, now: cut.now }, cut.parts, null);
+  // graph digest (a limited answer is reused by its file keys, or while the default answer is the same).
+  const { token: _, ...header } = base.header!;
+  storeFrontier(home, agent, view, { ...header, fp: keptFp, gfp: '', lineage: undefined, now: cut.now, base: token }, cut.parts, null);
   return { parts: cut.parts };
 }
+
+/** What a view cut from the default answer reads of it where that is reused as stored: its token line and head. */
+const BASE_HEAD = 4096;
 
 async function answerFor(ctx: OpsCtx, view: FrontierView, at: { agent: string; holder: string; listings: Listing[] }, head?: number): Promise<Answer> {
   const { limit } = view;
@@ -209,8 +223,8 @@ async function answerFor(ctx: OpsCtx, view: FrontierView, at: { agent: string; h
   const bytes = Array.from(jsonParts({ ...f, problems }), (part) => Buffer.from(part));
   const deps = record && titles?.where ? depIndexOf(input.items, agent, folderOf(loaded.folders), record.out, problems.length, tail, titles.where) : null;
   const header = headerFor(keptFp, gfp, bounds, used, f.now);
-  storeFrontier(home, agent, view, header, bytes, titles, deps);
-  return { parts: bytes, header };
+  const token = storeFrontier(home, agent, view, header, bytes, titles, deps);
+  return { parts: bytes, header: { ...header, token } };
 }
 
 const defaultView = (view: FrontierView) => !view.all && view.limit === undefined;
@@ -246,8 +260,8 @@ async function withVerdicts(ctx: OpsCtx, x: { agent: string; holder: string; vie
   if (!done) return null;
   trace(`frontier: patched (${done.evaluated} item${done.evaluated === 1 ? '' : 's'} evaluated again)`);
   const header = { ...done.header, fp: x.fp, gfp: x.gfp };
-  storeFrontier(home, agent, view, header, done.parts, done.index, done.deps);
-  return { parts: done.parts, header };
+  const token = storeFrontier(home, agent, view, header, done.parts, done.index, done.deps);
+  return { parts: done.parts, header: { ...header, token } };
 }
 
 /** A stored answer, and its whole text read on first need (`get`: null when another answer was stored meanwhile). */
@@ -300,9 +314,9 @@ function withTitles(home: Home, agent: string, holder: string, view: FrontierVie
   }
   trace(`frontier: reused with ${current.patched} entr${current.patched === 1 ? 'y' : 'ies'} patched`);
   // Stored as it was made (its `now` the header's), printed with this call's.
-  const header = { ...prev.header, fp };
-  storeFrontier(home, agent, view, header, current.parts, current.index);
-  return { parts: withNow(current.parts, prev.header.now, nowIso), header };
+  const { token: _, ...header } = { ...prev.header, fp };
+  const token = storeFrontier(home, agent, view, header, current.parts, current.index);
+  return { parts: withNow(current.parts, prev.header.now, nowIso), header: { ...header, token } };
 }
 
 /** The frontier as data: channels, counts computed before any cap, and records that could not be read. */

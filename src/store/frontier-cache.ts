@@ -57,6 +57,8 @@ interface Header {
   lineage?: string;
   /** Issue 16: the HEAD the freshness check compared with, and the recorded commits git did not know. */
   git?: { head: string | null; unknown: string[]; objects?: string[] } | null;
+  /** A view cut from the default answer (store/frontier-limit.ts): that answer's token. */
+  base?: string;
 }
 
 export type FrontierHeader = Header;
@@ -222,8 +224,9 @@ export function withNow(parts: Buffer[], now: string, nowIso: string): Array<str
 /**
  * Stores a new answer: its text under a new token, then the header naming it. A header without a
  * lineage is a new evaluation's: it gets one, and the entries its cap left out are stored under it.
+ * Returns the token.
  */
-export function storeFrontier(home: Home, agent: string, view: FrontierView, h: Omit<Header, 'v' | 'token'>, text: string | Uint8Array | Uint8Array[], titles: TitleIndex | null, deps?: DepIndex | null): void {
+export function storeFrontier(home: Home, agent: string, view: FrontierView, h: Omit<Header, 'v' | 'token'>, text: string | Uint8Array | Uint8Array[], titles: TitleIndex | null, deps?: DepIndex | null): string {
   const token = randomBytes(8).toString('hex');
   const lineage = h.lineage ?? randomBytes(8).toString('hex');
   writeCache(textPath(home, agent, view), [token + '\n', ...(Array.isArray(text) ? text : [text])], join(home.local, 'tmp'));
@@ -233,6 +236,7 @@ export function storeFrontier(home: Home, agent: string, view: FrontierView, h: 
   // Without one, the answer is reused only while no work file changes (see frontier-titles.ts).
   if (titles) storeTitleIndex(home, agent, view, token, titles);
   restampFrontier(home, agent, view, { ...h, token, lineage });
+  return token;
 }
 
 /** The title index of the answer under `token`. */

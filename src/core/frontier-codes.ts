@@ -8,6 +8,10 @@ export const CHECKS = ['status', 'dependencies', 'waits', 'gates', 'claims', 'ca
 export type CheckName = (typeof CHECKS)[number];
 
 export const CHANNELS = ['runnable', 'needs_decision', 'needs_action', 'waiting', 'resume_candidates', 'not_runnable'] as const;
+
+/** How many entries a channel `holon frontier` shows a person (its --limit when neither --json nor --all is given). */
+export const PERSON_LIMIT = 10;
+
 /** `closed` items (done, superseded, decided gates, other agents' items) are counted, never listed. */
 export type Channel = (typeof CHANNELS)[number] | 'closed';
 

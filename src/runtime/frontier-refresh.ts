@@ -1,13 +1,14 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { PERSON_LIMIT } from '../core/frontier-codes.js';
 import { RACY_MS } from '../store/cache-file.js';
 import { listAgents, type Home } from '../store/home.js';
 import { trace } from '../store/trace.js';
 
 /**
  * While an index keeper runs (`holon index`, `holon watch`), each agent's default frontier answer
- * (`holon frontier --json`, and what `holon pick` reads) is computed again soon after its work files
- * change, so that the next command finds it cached: a `complete`, a new dependency or a `git pull`
+ * (`holon frontier --json`, and what `holon pick` reads) and the view a person sees (`holon frontier`,
+ * cut from it) are computed again soon after its work files change, so that the next command finds it cached: a `complete`, a new dependency or a `git pull`
  * then costs the keeper's process (or its child) the evaluation, not the next `pick`. Nothing trusts
  * these answers more than any other: each command checks a cached answer against the files as always
  * (ops/frontier.ts), and one made on files that changed since is not used.
@@ -97,7 +98,9 @@ export function refreshInChild(home: Home, cwd: string, env: NodeJS.ProcessEnv):
       // No trace: the child's lines are not the watcher's log (its stderr is read only for a failure).
       const { HOLON_TRACE_INDEX: _trace, ...quiet } = refreshEnv(env);
       // HOLON_INDEX_REFRESHING: its questions to the keeper are no use of it (runtime/index-keeper.ts, idleCheck).
-      const child = spawn(process.execPath, [BIN, '--home', home.dir, '--agent', agent, 'frontier', '--json'], { cwd, env: { ...quiet, HOLON_INDEX_REFRESHING: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+      // The view a person sees (10 a channel), which is cut from the default answer and so brings that
+      // up to date first (ops/frontier.ts): both are then ready, for a pick and for a look.
+      const child = spawn(process.execPath, [BIN, '--home', home.dir, '--agent', agent, 'frontier', '--json', '--limit', String(PERSON_LIMIT)], { cwd, env: { ...quiet, HOLON_INDEX_REFRESHING: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
       let err = '';
       child.stderr!.on('data', (d: Buffer) => {
         if (err.length < 2000) err += d.toString('utf8');

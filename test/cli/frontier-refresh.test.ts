@@ -55,6 +55,12 @@ describe('the index keeper refreshes the frontier answers', () => {
     expect(answer.runnable.map((e: { id: string }) => e.id)).not.toContain(top);
     expect(answer).toEqual(await full());
 
+    // So does the view a person sees, cut from it by the keeper's refresh.
+    const look = await p.h(['frontier'], env);
+    expect(look.code, look.stderr).toBe(0);
+    expect(look.stderr).toMatch(/frontier: reused \(no file changed\)/);
+    expect(look.stderr).not.toMatch(/frontier: (evaluated|patched|cut)/);
+
     // pick reads the same answer, and claims its top.
     const pick = await p.h(['pick', '--json'], env);
     expect(pick.code, pick.stderr).toBe(0);

@@ -1,3 +1,4 @@
+import { PERSON_LIMIT } from '../../core/frontier-codes.js';
 import { frontierParts, partsText, type FrontierResult } from '../../ops/frontier.js';
 import type { Ctx } from '../context.js';
 import { parseLimit } from '../limit.js';
@@ -6,7 +7,7 @@ import { note, printJsonParts } from '../output.js';
 /** `holon frontier`: what the agent may do now, and why not the rest. Reads only (a cache under local/). */
 export async function runFrontier(ctx: Ctx, _args: string[], opts: { json?: boolean; limit?: string; all?: boolean }): Promise<void> {
   // A person sees 10 per channel unless asked for more; --json and --all list the channels in full.
-  const limit = parseLimit(opts.limit) ?? (opts.json || opts.all ? undefined : 10);
+  const limit = parseLimit(opts.limit) ?? (opts.json || opts.all ? undefined : PERSON_LIMIT);
   const parts = await frontierParts(ctx, { limit, all: opts.all });
   if (opts.json) return printJsonParts(parts);
   const f = JSON.parse(partsText(parts)) as FrontierResult;

@@ -6,6 +6,7 @@ import { iso } from '../core/time.js';
 import { enqueueEvent } from '../store/events.js';
 import { eventExists, occurrenceEventId } from '../store/event-store.js';
 import type { Home } from '../store/home.js';
+import type { HolonEvent } from '../core/types.js';
 import { skipBusy } from './skip-busy.js';
 import { listTasks, mutateTask, newTaskId, OUTPUT_TAIL_BYTES, taskFile, taskLog, writeTask, type TaskRecord } from '../store/tasks.js';
 import { pidAlive } from '../store/watcher-lock.js';
@@ -99,12 +100,14 @@ const alive = (pid: number | null | undefined): boolean => pid != null && pidAli
 /** How long a task may stay without a supervisor pid before it counts as lost. */
 const SUPERVISOR_GRACE_MS = 30_000;
 
+type Finished = { task: string; agent: string; exit_code: number | null };
+
 /**
  * The tick's task phase: every finished task not yet reported gets its event queued (the supervisor
  * usually queued it already) and is reported once. A running task whose supervisor died is `lost`.
  */
-export async function reportFinishedTasks(home: Home, nowMs: number, agents: string[] | null): Promise<Array<{ task: string; agent: string; exit_code: number | null }>> {
-  const out: Array<{ task: string; agent: string; exit_code: number | null }> = [];
+export async function reportFinishedTasks(home: Home, nowMs: number, agents: string[] | null): Promise<Finished[]> {
+  const out: Finished[] = [];
   for (const t of listTasks(home)) {
     if (agents && !agents.includes(t.agent)) continue;
     if (t.reported_at) continue;
@@ -113,14 +116,38 @@ export async function reportFinishedTasks(home: Home, nowMs: number, agents: str
       const gone = t.supervisor_pid ? !alive(t.supervisor_pid) : Date.now() - statMtime(taskFile(home, t.id)) > SUPERVISOR_GRACE_MS;
       if (!gone) continue;
     }
-    const reported = await skipBusy(() => mutateTask(home, t.id, (cur) => {
-      if (cur.reported_at) return { next: null, result: null };
-      if (cur.status === 'running' && cur.supervisor_pid && alive(cur.supervisor_pid)) return { next: null, result: null };
-      const done: TaskRecord = cur.status === 'running' ? { ...cur, status: 'lost', ended_at: iso(nowMs), output_tail: readTail(cur.log) } : cur;
-      enqueueTaskEvent(home, done, nowMs);
-      return { next: { ...done, reported_at: iso(nowMs) }, result: done as TaskRecord | null };
-    }));
-    if (reported) out.push({ task: reported.id, agent: reported.agent, exit_code: reported.exit_code });
+    const reported = await reportTask(home, t.id, nowMs);
+    if (reported) out.push(reported);
   }
   return out;
+}
+
+/**
+ * Reports the tasks whose result events this pass admitted though the task phase saw them running: the
+ * supervisor queues the event under the task's lock before it writes the result, so a pass can admit
+ * the event of a task it found running moments before. Waiting for that lock here reports the task in
+ * the same pass as the wake it causes, never one pass later.
+ */
+export async function reportTasksOfEvents(home: Home, events: HolonEvent[], nowMs: number, reported: Finished[]): Promise<Finished[]> {
+  const out: Finished[] = [];
+  for (const ev of events) {
+    if (ev.source !== 'task' || !ev.resource.startsWith('task:')) continue;
+    const id = ev.resource.slice('task:'.length);
+    if (reported.some((r) => r.task === id) || out.some((r) => r.task === id)) continue;
+    const r = await reportTask(home, id, nowMs); // an unknown or unsafe handle: null, skipped
+    if (r) out.push(r);
+  }
+  return out;
+}
+
+/** Reports one task under its lock: queues its event if missing and marks it reported, once. */
+async function reportTask(home: Home, id: string, nowMs: number): Promise<Finished | null> {
+  const reported = await skipBusy(() => mutateTask(home, id, (cur) => {
+    if (cur.reported_at) return { next: null, result: null };
+    if (cur.status === 'running' && cur.supervisor_pid && alive(cur.supervisor_pid)) return { next: null, result: null };
+    const done: TaskRecord = cur.status === 'running' ? { ...cur, status: 'lost', ended_at: iso(nowMs), output_tail: readTail(cur.log) } : cur;
+    enqueueTaskEvent(home, done, nowMs);
+    return { next: { ...done, reported_at: iso(nowMs) }, result: done as TaskRecord | null };
+  }));
+  return reported && { task: reported.id, agent: reported.agent, exit_code: reported.exit_code };
 }

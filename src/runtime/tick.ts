@@ -7,7 +7,7 @@ import { loadAgentWork } from '../store/work-index.js';
 import { admitQueued, wakesOf } from './admission.js';
 import { expireRechecks } from './rechecks.js';
 import { repairDoneItems } from './repair.js';
-import { reportFinishedTasks } from './tasks.js';
+import { reportFinishedTasks, reportTasksOfEvents } from './tasks.js';
 import { reportInterruptedCommands } from './threads.js';
 import { listThreads } from '../store/threads.js';
 import { fireDueTimers, settleCancelledTimerWaits } from './timers.js';
@@ -44,13 +44,14 @@ export interface TickReport {
  */
 export async function tick(home: Home, nowMs: number, opts: { agents?: string[]; admitLimit?: number } = {}): Promise<TickReport> {
   const agents = opts.agents ?? listAgents(home);
-  const tasks_finished = await reportFinishedTasks(home, nowMs, agents);
+  const tasks_finished: TickReport['tasks_finished'] = await reportFinishedTasks(home, nowMs, agents);
   const thread_commands_interrupted = await reportInterruptedCommands(home, listThreads(home, agents), nowMs);
   // Before timers: a done item's timer left by a killed `complete` is cancelled, not fired.
   await repairDoneItems(home, agents, nowMs);
   const timers_fired = await fireDueTimers(home, agents, nowMs);
   await settleCancelledTimerWaits(home, agents, nowMs);
   const admitted = await admitQueued(home, agents, nowMs, opts.admitLimit);
+  tasks_finished.push(...(await reportTasksOfEvents(home, admitted, nowMs, tasks_finished)));
   const rechecks_expired = await expireRechecks(home, agents, nowMs);
   const wakes: Wake[] = [];
   for (const f of timers_fired) wakes.push({ agent: f.agent, work_item: f.work_item, reason: 'timer_fired', timer: f.timer, event: f.event });

@@ -1,12 +1,20 @@
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, cleanEnv, project, ROOT } from '../helpers/cli.js';
+import { BIN, cleanEnv, project, ROOT, spawnHolon } from '../helpers/cli.js';
 
 type P = Awaited<ReturnType<typeof project>>;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const pidAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 async function tickUntil(p: P, pred: (r: any) => boolean, ms = 45_000) {
   const end = Date.now() + ms;
@@ -73,6 +81,43 @@ describe('task supervision', () => {
     expect((await p.json(['tick'])).tasks_finished).toEqual([]);
     const events = readdirSync(join(p.home, 'agents/main/events')).filter((f) => f.endsWith('.yaml'));
     expect(events).toHaveLength(1);
+  });
+});
+
+describe('a task that finishes during a tick', () => {
+  it('is reported by the pass that admits its result event, with the wake it causes', async () => {
+    const p = await project();
+    const a = await p.create('x');
+    const t = JSON.parse((await p.h(['task', 'run', '--json', '--', 'sh', '-c', 'while [ ! -f go ]; do sleep 0.05; done'])).stdout);
+    const w = await p.json(['wait', a, '--for', `task:${t.id}`, '--reason', 'r']);
+    const recordFile = join(p.home, 'local/tasks', `${t.id}.json`);
+    let rec: any;
+    for (const end = Date.now() + 60_000; ; await sleep(50)) {
+      rec = JSON.parse(readFileSync(recordFile, 'utf8'));
+      if (rec.supervisor_pid) break;
+      if (Date.now() > end) throw new Error(`the task never started: ${JSON.stringify(rec)}`);
+    }
+    // The supervisor's last step, held open: event queued under the task's lock, record still "running".
+    const sup = spawn(process.execPath, [join(ROOT, 'test/helpers/half-finished-task.mjs'), p.home, t.id], { stdio: ['pipe', 'pipe', 'inherit'] });
+    await new Promise<void>((res) => sup.stdout!.once('data', () => res()));
+    const tick = spawnHolon(['tick', '--json'], { cwd: p.dir });
+    let out = '';
+    tick.stdout!.on('data', (d) => (out += d));
+    const ticked = new Promise((res) => tick.on('exit', res));
+    // Once the tick has admitted the event, its task phase saw the task running; then the record is written.
+    const admitted = join(p.home, 'agents/main/events', `${t.event}.yaml`);
+    for (const end = Date.now() + 60_000; !existsSync(admitted); await sleep(20)) if (Date.now() > end) throw new Error('never admitted');
+    sup.stdin!.end('write\n');
+    await new Promise((res) => sup.on('exit', res));
+    expect(await ticked).toBe(0);
+    const r = JSON.parse(out);
+    expect(r.tasks_finished).toEqual([{ task: t.id, agent: 'main', exit_code: 0 }]);
+    expect(r.wakes).toContainEqual(expect.objectContaining({ reason: 'wait_triggered', work_item: a, wait: w.wait.id }));
+    // The real supervisor ends later: nothing is reported or queued twice.
+    writeFileSync(join(p.dir, 'go'), '');
+    for (const end = Date.now() + 60_000; pidAlive(rec.supervisor_pid); await sleep(50)) if (Date.now() > end) throw new Error('the supervisor never ended');
+    expect((await p.json(['tick'])).tasks_finished).toEqual([]);
+    expect(readdirSync(join(p.home, 'agents/main/events')).filter((f) => f.endsWith('.yaml'))).toHaveLength(1);
   });
 });
 

@@ -5,9 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { project } from '../helpers/cli.js';
 import { startWatch } from '../helpers/watch.js';
 
+/**
+ * Event files queued (inbox/) or admitted (events/), each once: the watcher moves one by writing it to
+ * events/ first and then unlinking it from inbox/, so for a moment it is in both.
+ */
 const queued = (home: string) => {
   const ls = (d: string) => (existsSync(d) ? readdirSync(d).filter((f) => f.endsWith('.yaml')) : []);
-  return [...ls(join(home, 'agents/rev/inbox')), ...ls(join(home, 'agents/rev/events'))];
+  return [...new Set([...ls(join(home, 'agents/rev/inbox')), ...ls(join(home, 'agents/rev/events'))])];
 };
 
 async function watched() {

@@ -28,6 +28,32 @@ async function until<T>(what: string, fn: () => Promise<T | false | null | undef
 }
 const shows = (text: string) => until(`the screen to show "${text}"`, async () => (await screen()).includes(text));
 
+/** The first screen line at or below the frontier's heading that has `mark`, or -1. */
+function rowOf(s: string, mark: string): number {
+  const lines = s.split('\n');
+  const from = Math.max(0, lines.findIndex((l) => l.includes('frontier of')));
+  const k = lines.slice(from).findIndex((l) => l.includes(mark));
+  return k < 0 ? -1 : from + k;
+}
+/** The screen line of the frontier's selection (▸). */
+const selectedRow = (s: string) => rowOf(s, '▸ ');
+
+/**
+ * Moves the selection to the row showing `text`, one key at a time: each key is decided on a screen
+ * drawn after the previous one moved the selection, so a slow redraw never makes it overshoot.
+ */
+async function select(text: string) {
+  await until(`${text} selected`, async () => {
+    const s = await screen();
+    if (s.includes(`▸  ${text}`)) return true;
+    const row = selectedRow(s);
+    const target = rowOf(s, text);
+    await tmux('send-keys', '-t', 'dash', row < target ? 'Down' : 'Up');
+    await until('the selection to move', async () => selectedRow(await screen()) !== row);
+    return false;
+  });
+}
+
 afterEach(async () => {
   await tmux('kill-server').catch(() => {});
 });
@@ -55,13 +81,7 @@ describe.skipIf(!HAS_TMUX)('holon dash in a real terminal (tmux)', () => {
     await shows('woken by external');
 
     // Select the gate, approve, confirm: recorded as the operator through `holon decide`'s code.
-    await until(`the gate ${gate} selected`, async () => {
-      const s = await screen();
-      if (s.includes(`▸  ${gate}`)) return true;
-      await tmux('send-keys', '-t', 'dash', s.indexOf('▸ ', s.indexOf('frontier of')) < s.indexOf(gate) ? 'Down' : 'Up');
-      await new Promise((r) => setTimeout(r, 200));
-      return false;
-    });
+    await select(gate);
     await tmux('send-keys', '-t', 'dash', 'a');
     await shows(`approve ${gate} as the operator? y/n`);
     expect(readFileSync(p.workFile(gate), 'utf8')).not.toContain('decision: "approved"');
@@ -95,13 +115,7 @@ describe.skipIf(!HAS_TMUX)('holon dash in a real terminal (tmux)', () => {
     const cmd = `env -i PATH=${JSON.stringify(process.env.PATH ?? '/usr/bin:/bin')} HOME=${JSON.stringify(p.dir)} TERM=xterm-256color ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} dash; echo $? > ${JSON.stringify(rc)}`;
     await tmux('new-session', '-d', '-s', 'dash', '-x', '120', '-y', '50', '-c', p.dir, cmd);
     await shows(stuck);
-    await until(`the item ${stuck} selected`, async () => {
-      const s = await screen();
-      if (s.includes(`▸  ${stuck}`)) return true;
-      await tmux('send-keys', '-t', 'dash', 'Down');
-      await new Promise((r) => setTimeout(r, 200));
-      return false;
-    });
+    await select(stuck);
     await tmux('send-keys', '-t', 'dash', 'u');
     await shows(`reopen ${stuck}? y/n`);
     expect(readFileSync(p.workFile(stuck), 'utf8')).toContain('status: "blocked"');

@@ -93,9 +93,15 @@ describe('watch with waits, events and timers', () => {
     const { url } = await p.json(['ingress', 'url']);
     const codes = await Promise.all(Array.from({ length: 20 }, () => fetch(url, { method: 'POST', body: JSON.stringify({ resource: 'external:ci:run/1', mode: 'wake_hint' }) }).then((r) => r.status)));
     expect(codes.every((c) => c === 202)).toBe(true);
-    await until(() => runRecords(p.home).length > 0 && runRecords(p.home).every((r) => r.status !== 'running'), 60_000, 'runs done');
-    await sleep(1500);
-    await until(() => runRecords(p.home).every((r) => r.status !== 'running'), 60_000, 'runs done');
+    // Settled: every event admitted, no run running, and no wake pending (no wait triggered and not yet
+    // consumed by a run): nothing more can start, so stopping now interrupts nothing.
+    const inbox = join(p.home, 'agents/rev/inbox');
+    await until(async () => {
+      if (existsSync(inbox) && readdirSync(inbox).some((f) => f.endsWith('.yaml'))) return false;
+      const runs = runRecords(p.home);
+      if (!runs.length || runs.some((r) => r.status === 'running')) return false;
+      return (await p.json(['show', id])).waits.every((x: any) => x.status !== 'triggered');
+    }, 60_000, 'the burst settled');
     expect(await w.stop()).toBe(0);
     const lines = readFileSync(log, 'utf8').trim().split('\n');
     expect(lines).not.toContain('OVERLAP');

@@ -226,9 +226,10 @@ rmdir "$PWD/inflight"
     const p = await project('rev');
     script(join(p.dir, 'agent.sh'), `#!/bin/sh\nsleep 30 &\necho $! > "$PWD/child.pid"\nwait\n`);
     setRunner(p.home, 'rev', '{preset: command, command: ./agent.sh}');
-    // The agent's policy.run_timeout wins over holon.yaml watch.run_timeout.
+    // The agent's policy.run_timeout wins over holon.yaml watch.run_timeout; 3 s leaves a loaded machine
+    // the time to start the shell and write child.pid before the group is killed.
     const agentsMd = join(p.home, 'agents/rev/AGENTS.md');
-    writeFileSync(agentsMd, readFileSync(agentsMd, 'utf8').replace('run_timeout: "30m"', 'run_timeout: "1s"'));
+    writeFileSync(agentsMd, readFileSync(agentsMd, 'utf8').replace('run_timeout: "30m"', 'run_timeout: "3s"'));
     await p.create('slow');
     // The agent would sleep 30 s; the run's status says it was stopped at its timeout instead.
     const once = await p.h(['watch', '--once', '--json']);
@@ -250,6 +251,8 @@ sleep 30
     const id = await p.create('long review');
     const w = startWatch(p.dir, [], { HOLON_WATCH_GRACE_MS: '300' });
     await w.waitFor(/run r-\S+ started/);
+    // The runner has begun (a runner killed before its first line would leave only "interrupted").
+    await until(() => existsSync(join(p.dir, 'wakes.txt')), 60_000, 'runner started');
     expect(await w.stop('SIGTERM')).toBe(0);
     expect(runRecords(p.home)[0]).toMatchObject({ status: 'interrupted', resumed_by: null });
     const once = JSON.parse((await p.h(['watch', '--once', '--json'])).stdout).runs;

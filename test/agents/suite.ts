@@ -107,15 +107,16 @@ export function agentSuite(preset: Preset): void {
       ['HTTP 500', { turn: { fail: 500 }, cause: preset === 'claude' ? /^API Error: 500 stand-in HTTP 500/ : /high demand/ }],
       ['HTTP 429', { turn: { fail: 429 }, cause: preset === 'claude' ? /^API Error: Request rejected \(429\)/ : /429 Too Many Requests/ }],
       ['a malformed stream', { turn: { malformed: true }, cause: preset === 'claude' ? /^API error: the model's answer came back empty/ : /^stream disconnected before completion/ }],
-      // A model API that never answers ends at the run timeout, its process group killed.
-      ['a hang', { turn: { hang: true }, status: 'timeout', cause: /^no result within the run timeout \(6s\); its process group was killed$/ }],
+      // A model API that never answers ends at the run timeout, its process group killed (10 s: the CLI must
+      // start and send its first request before it, on a loaded machine too).
+      ['a hang', { turn: { hang: true }, status: 'timeout', cause: /^no result within the run timeout \(10s\); its process group was killed$/ }],
       // A CLI that is not installed: the cause names the missing executable, and no model request is made.
       ['a missing binary', { missing: true, cause: new RegExp(`^runner not found: spawn /nonexistent/${preset} ENOENT`) }],
     ])('%s: a failed run outside the agent, retried for its wake, then the item blocked; reopen runs it once the cause is gone', async (_what, o) => {
       const a = await setup(preset, {
         watch: { retry_limit: 1, retry_delay: '10m', retry_max_delay: '1h' },
         ...(o.missing ? { runner: `{preset: ${preset}, command: /nonexistent/${preset}}` } : {}),
-        ...(o.turn?.hang ? { runTimeout: '6s' } : {}),
+        ...(o.turn?.hang ? { runTimeout: '10s' } : {}),
       });
       const status = o.status ?? 'error';
       const id = await a.create('Review PR #102');
@@ -214,12 +215,12 @@ export function agentSuite(preset: Preset): void {
     it('a model API that cannot be reached: the run ends at its timeout, and the cause says what the CLI was stuck on', async () => {
       // Claude Code retries a refused connection itself (10 times by default: on again here); codex
       // waits for the network. Neither ends by itself within the run timeout.
-      const a = await setup(preset, { runTimeout: '8s', env: preset === 'claude' ? { CLAUDE_CODE_MAX_RETRIES: '10' } : {} });
+      const a = await setup(preset, { runTimeout: '12s', env: preset === 'claude' ? { CLAUDE_CODE_MAX_RETRIES: '10' } : {} });
       await a.api.close();
       await a.create('Review PR #102');
       const { runs: [r], log } = await a.pass();
       expect(r, a.log(r)).toMatchObject({ status: 'timeout', outside: true, progress: false });
-      expect(r.cause).toMatch(/^no result within the run timeout \(8s\); its process group was killed; the runner last said: /);
+      expect(r.cause).toMatch(/^no result within the run timeout \(12s\); its process group was killed; the runner last said: /);
       expect(r.cause).toMatch(preset === 'claude' ? /last said: API error: Claude Code was still retrying the model API \(attempt \d+ of 10: no answer/ : /last said: Reconnecting\.\.\. waiting for network/);
       expect(log).toContain(` - ${r.cause} [outside the agent]; retry 1 of 3 at `);
     });

@@ -210,14 +210,16 @@ describe('budgets', () => {
     const held = await once(p, day.endMs - 1);
     expect(held.runs).toEqual([]);
     expect(held.log).toContain(`not running rev: budget_exhausted: its daily budget for ${day.day} (Asia/Tokyo) is spent: runs 1 of 1 spent, 0 left; runs resume at ${new Date(day.endMs).toISOString().replace('.000Z', 'Z')}`);
+    // On the clock of the first run's day (the real one may have passed Tokyo midnight meanwhile).
+    const at = { HOLON_NOW: new Date(end).toISOString() };
     expect((await p.json(['show', a])).status).toBe('open');
-    expect((await p.json(['show', b])).daily_budget).toMatchObject({ state: 'exhausted', day: day.day, timezone: 'Asia/Tokyo', left: { runs: 0 } });
-    const runs = await p.json(['runs', '--work', a]);
+    expect((await p.json(['show', b], at)).daily_budget).toMatchObject({ state: 'exhausted', day: day.day, timezone: 'Asia/Tokyo', left: { runs: 0 } });
+    const runs = await p.json(['runs', '--work', a], at);
     expect(runs.totals[0]).toMatchObject({ agent: 'rev', daily_budget: { state: 'exhausted', limits: { runs: 1 } } });
     expect(runs.budget).toMatchObject({ item: a, state: 'none', spent: { runs: 1, tokens: PER_RUN.tokens } });
     expect(validate('runs.json', runs)).toEqual([]);
-    expect(validate('show.json', await p.json(['show', b]))).toEqual([]);
-    expect((await p.h(['runs'])).stdout).toMatch(/daily budget of rev for \S+ \(Asia\/Tokyo\): exhausted: runs 1 of 1 spent, 0 left; resets at /);
+    expect(validate('show.json', await p.json(['show', b], at))).toEqual([]);
+    expect((await p.h(['runs'], at)).stdout).toMatch(/daily budget of rev for \S+ \(Asia\/Tokyo\): exhausted: runs 1 of 1 spent, 0 left; resets at /);
     // The next day (Tokyo midnight) the agent runs again: one run, its budget for that day.
     const next = await once(p, day.endMs);
     expect(next.runs).toHaveLength(1);

@@ -17,8 +17,10 @@ describe('holon sync beside other git processes in the same clone', () => {
         res();
       }
     });
-    const mover = loop(c.dirs[1], `i=0; while :; do i=$((i+1)); echo "$i" > f.txt; git add f.txt; git -c user.email=m@x -c user.name=m commit -qm "move $i"; git push -q origin HEAD:main 2>/dev/null || git pull -q --rebase origin main 2>/dev/null; done`);
-    const fetcher = loop(c.dirs[0], 'while :; do git fetch -q origin main 2>/dev/null; done');
+    // A short pause a turn: the loops still move the ref many times a second, without taking both cores
+    // from the tests running beside this one.
+    const mover = loop(c.dirs[1], `i=0; while :; do i=$((i+1)); echo "$i" > f.txt; git add f.txt; git -c user.email=m@x -c user.name=m commit -qm "move $i"; git push -q origin HEAD:main 2>/dev/null || git pull -q --rebase origin main 2>/dev/null; sleep 0.05; done`);
+    const fetcher = loop(c.dirs[0], 'while :; do git fetch -q origin main 2>/dev/null; sleep 0.05; done');
     try {
       for (let n = 0; n < 8; n++) {
         await c.must(0, ['progress', c.id, `note ${n}`]);

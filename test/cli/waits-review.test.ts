@@ -39,6 +39,11 @@ describe('waits that could never wake are refused', () => {
     expect(w.registered).toBe(true);
     const t = await p.json(['tick'], { HOLON_NOW: '2026-11-30T11:00:00Z' });
     expect(t.events_admitted.flatMap((e: any) => e.triggered)).toEqual([{ work_item: mine, wait: w.wait.id }]);
+    // The 3 s task ends before the folder is removed: its supervisor's last writes are under it.
+    for (const end = Date.now() + 60_000; (await p.json(['task', 'show', task.id])).status === 'running'; ) {
+      if (Date.now() > end) throw new Error('the task never finished');
+      await new Promise((r) => setTimeout(r, 100));
+    }
   });
 });
 

@@ -42,7 +42,9 @@ export function cleanEnv(): NodeJS.ProcessEnv {
 
 const made: string[] = [];
 afterEach(() => {
-  while (made.length) rmSync(made.pop()!, { recursive: true, force: true });
+  // Retried: a background process of the test (a task's supervisor, a keeper on its way out) may still
+  // be writing its last file in the folder, and one removal would then fail with ENOTEMPTY.
+  while (made.length) rmSync(made.pop()!, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
 });
 
 /** A fresh temp folder, removed after the test. */

@@ -103,7 +103,7 @@ describe('a task that finishes during a tick', () => {
     const tick = spawnHolon(['tick', '--json'], { cwd: p.dir });
     let out = '';
     tick.stdout!.on('data', (d) => (out += d));
-    const ticked = new Promise((res) => tick.on('exit', res));
+    const ticked = new Promise((res) => tick.on('close', res));
     // Once the tick has admitted the event, its task phase saw the task running; then the record is written.
     const admitted = join(p.home, 'agents/main/events', `${t.event}.yaml`);
     for (const end = Date.now() + 60_000; !existsSync(admitted); await sleep(20)) if (Date.now() > end) throw new Error('never admitted');

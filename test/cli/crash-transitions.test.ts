@@ -2,16 +2,8 @@ import { readFileSync, renameSync, mkdirSync, unlinkSync, writeFileSync } from '
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { project } from '../helpers/cli.js';
-import { until } from '../helpers/watch.js';
+import { gone, until } from '../helpers/watch.js';
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 const STEPS = ['item-done', 'timer-cancel'] as const;
 
@@ -102,6 +94,6 @@ describe('complete and supersede killed half-way are repaired, and check names w
     writeFileSync(go, '');
     // The supervisor writes the task's end (its record, its event) under local/: the cleanup waits for
     // it to be done, or it could remove the folder while a file is being written in it (ENOTEMPTY).
-    await until(() => !alive(supervisor), 60_000, 'the supervisor to end');
+    await until(() => gone(supervisor), 60_000, 'the supervisor to end');
   });
 });

@@ -3,18 +3,11 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, cleanEnv, project, ROOT, spawnHolon } from '../helpers/cli.js';
+import { gone } from '../helpers/watch.js';
 
 type P = Awaited<ReturnType<typeof project>>;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const pidAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 async function tickUntil(p: P, pred: (r: any) => boolean, ms = 45_000) {
   const end = Date.now() + ms;
@@ -115,7 +108,7 @@ describe('a task that finishes during a tick', () => {
     expect(r.wakes).toContainEqual(expect.objectContaining({ reason: 'wait_triggered', work_item: a, wait: w.wait.id }));
     // The real supervisor ends later: nothing is reported or queued twice.
     writeFileSync(join(p.dir, 'go'), '');
-    for (const end = Date.now() + 60_000; pidAlive(rec.supervisor_pid); await sleep(50)) if (Date.now() > end) throw new Error('the supervisor never ended');
+    for (const end = Date.now() + 60_000; !gone(rec.supervisor_pid); await sleep(50)) if (Date.now() > end) throw new Error('the supervisor never ended');
     expect((await p.json(['tick'])).tasks_finished).toEqual([]);
     expect(readdirSync(join(p.home, 'agents/main/events')).filter((f) => f.endsWith('.yaml'))).toHaveLength(1);
   });

@@ -133,7 +133,8 @@ export async function reportTasksOfEvents(home: Home, events: HolonEvent[], nowM
   for (const ev of events) {
     if (ev.source !== 'task' || !ev.resource.startsWith('task:')) continue;
     const id = ev.resource.slice('task:'.length);
-    if (reported.some((r) => r.task === id) || out.some((r) => r.task === id)) continue;
+    // One result event per task (taskEventId): only a task the task phase reported already is skipped.
+    if (reported.some((r) => r.task === id)) continue;
     const r = await reportTask(home, id, nowMs); // an unknown or unsafe handle: null, skipped
     if (r) out.push(r);
   }

@@ -28,28 +28,30 @@ async function until<T>(what: string, fn: () => Promise<T | false | null | undef
 }
 const shows = (text: string) => until(`the screen to show "${text}"`, async () => (await screen()).includes(text));
 
-/** The first screen line at or below the frontier's heading that has `mark`, or -1. */
-function rowOf(s: string, mark: string): number {
+/** The first screen line at or below the frontier's heading that matches `re`, or -1. */
+function rowOf(s: string, re: RegExp): number {
   const lines = s.split('\n');
   const from = Math.max(0, lines.findIndex((l) => l.includes('frontier of')));
-  const k = lines.slice(from).findIndex((l) => l.includes(mark));
+  const k = lines.slice(from).findIndex((l) => re.test(l));
   return k < 0 ? -1 : from + k;
 }
-/** The screen line of the frontier's selection (▸). */
-const selectedRow = (s: string) => rowOf(s, '▸ ');
 
 /**
- * Moves the selection to the row showing `text`, one key at a time: each key is decided on a screen
- * drawn after the previous one moved the selection, so a slow redraw never makes it overshoot.
+ * Moves the selection to item `id`'s own row (ui/FrontierPane.tsx: a mark, the focus star or a space,
+ * then the id; a mention of it in another row's detail does not count), one key at a time: each key
+ * is decided on a screen drawn after the previous one moved the selection, so a slow redraw never
+ * makes it overshoot.
  */
-async function select(text: string) {
-  await until(`${text} selected`, async () => {
+async function select(id: string) {
+  const selected = /▸ /;
+  const own = new RegExp(`(▸ |  )[* ]${id} `);
+  await until(`${id} selected`, async () => {
     const s = await screen();
-    if (s.includes(`▸  ${text}`)) return true;
-    const row = selectedRow(s);
-    const target = rowOf(s, text);
+    const row = rowOf(s, selected);
+    const target = rowOf(s, own);
+    if (row >= 0 && row === target) return true;
     await tmux('send-keys', '-t', 'dash', row < target ? 'Down' : 'Up');
-    await until('the selection to move', async () => selectedRow(await screen()) !== row);
+    await until('the selection to move', async () => rowOf(await screen(), selected) !== row);
     return false;
   });
 }

@@ -166,7 +166,7 @@ export const remarkSnapshot = (home: Home, listingCachePath: string, snap: StatI
  * (each taken entry gets its file's stat key in place; the rest are parsed and replaced): no copies.
  */
 export function loadListed(home: Home, listing: Listing, out: LoadedGraph, content?: () => ContentSource | string): void {
-  const { agent, keys, cachePath, names, stats, racy } = listing;
+  const { agent, cachePath, names, stats, racy } = listing;
   // Updated in place: building a second 10,000-key object per call costs more than the rest.
   const read = readEntries(cachePath);
   const { logged } = read;
@@ -185,6 +185,22 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph, conte
     }
   }
   const patch: Patch = [];
+  // The first load in a fresh local/ (no snapshot of this build yet) that takes every entry from the
+  // content cache does not write the graph cache: a base is megabytes of JSON at 10,000 files (a fifth
+  // of a cold call's cpu with the stat keys it needs), and the calls after this one read the snapshot
+  // and the answer, not the graph. A later full load adopts the content cache again and writes it then.
+  // Null once a file is not taken (a parse): the graph cache is written as always. Holds the listing
+  // indexes taken so far, whose entries get their stat keys then (they keep their blob keys until).
+  let deferred: number[] | null = adopted && !statIndexStamped(idxOf(cachePath), GRAPH_STAMP) ? [] : null;
+  const undefer = () => {
+    for (const j of deferred!) {
+      const n = names[j];
+      const k = keyAt(stats, j);
+      entries[n][0] = racy.has(n) ? '~' + k : k;
+      patch.push([n, entries[n]]);
+    }
+    deferred = null;
+  };
   let count = 0;
   let digest = 0;
   const prefix = workDir(home, agent) + '/';
@@ -201,16 +217,26 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph, conte
   for (let i = 0; i < names.length; i++) {
     const name = names[i];
     if (name.includes('\n')) newline = true;
-    const key = keys.get(name)!;
-    // An adopted content entry is keyed by its blob, never by a stat key: one that looks like this
-    // file's key (a corrupt cache file) is no graph-cache hit.
     let entry: Entry | undefined = entries[name];
-    if (adopted && entry && entry[0] === key) entry = undefined;
     const id = name.slice(0, -3);
     // Whether git's index vouches for this file (content-cache.ts).
     const vouched = cc !== null && cc.vouched(listing, name, i);
-    const taken = vouched && (!entry || entry[0] !== key) ? cc!.take(name, i) : null;
-    if (taken) {
+    let taken: Entry | null = null;
+    let key = '';
+    if (deferred) {
+      taken = vouched ? (cc!.take(name, i) as Entry | null) : null;
+      if (taken) deferred.push(i);
+      else undefer();
+    }
+    if (!deferred) {
+      key = keyAt(stats, i);
+      // An adopted content entry is keyed by its blob, never by a stat key: one that looks like this
+      // file's key (a corrupt cache file) is no graph-cache hit.
+      if (adopted && entry && entry[0] === key) entry = undefined;
+      taken = vouched && (!entry || entry[0] !== key) ? (cc!.take(name, i) as Entry | null) : null;
+    }
+    if (deferred) entry = taken!;
+    else if (taken) {
       // The blob's entry under this file's key (never matching if racy, as for a parse below).
       taken[0] = racy.has(name) ? '~' + key : key;
       entries[name] = taken as Entry;
@@ -248,17 +274,18 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph, conte
     if (entry[1]) out.slims.push(entry[1], id, agent);
     else if (entry[2]) out.problems.push(entry[2]);
   }
-  if (count !== cachedCount(entries)) {
+  if (deferred) trace(`${agent}: graph cache not written (every entry from the content cache)`);
+  else if (count !== cachedCount(entries)) {
     // Files that disappeared leave entries behind.
     for (const name of Object.keys(entries)) {
-      const key = keys.get(name);
+      const key = listing.keys.get(name);
       if (key !== undefined && (entries[name][0] === key || entries[name][0] === '~' + key)) continue;
       delete entries[name];
       patch.push([name, 0]);
     }
   }
   out.digest[agent] = digest;
-  if (patch.length) writeEntries(home, cachePath, entries, count, logged, patch);
+  if (patch.length && !deferred) writeEntries(home, cachePath, entries, count, logged, patch);
   if (cc) {
     trace(`${agent}: content cache, ${cc.taken} of ${names.length} taken, ${cc.learned} learned`);
     cc.save(names, entries);

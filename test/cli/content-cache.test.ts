@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { holon, project, tempDir } from '../helpers/cli.js';
@@ -118,6 +118,46 @@ describe('the machine content cache', () => {
     const again = await frontier(c, { HOLON_CACHE_DIR: cache });
     expect(again.cc).toBeNull();
     expect(again.json).toEqual(r.json);
+  });
+
+  it('a fresh clone whose every entry is taken writes no graph cache; the next full evaluation adopts again and writes it, with the same answer', async () => {
+    const { dir, ids } = await origin();
+    const { cache } = await warmCache(dir);
+    const c = await cloneOf(dir);
+    const graphCache = join(c, '.holon/local/cache/graph-main.json');
+    const r = await frontier(c, { HOLON_CACHE_DIR: cache });
+    expect(r.cc).toEqual({ taken: N, of: N, learned: 0 });
+    expect(r.stderr).toContain('main: graph cache not written (every entry from the content cache)');
+    expect(existsSync(graphCache)).toBe(false);
+    // The next call needs no graph: the snapshot and the answer.
+    const again = await frontier(c, { HOLON_CACHE_DIR: cache });
+    expect(again.cc).toBeNull();
+    expect(again.json).toEqual(r.json);
+    // A progress note (the snapshot's digest holds) and then a change only an evaluation answers
+    // (no cached answer): the graph is loaded, from the content cache again, and now written.
+    expect((await holon(['progress', ids[0], 'a note'], { cwd: c, env: { HOLON_NOW: NOW, HOLON_CACHE_DIR: cache } })).code).toBe(0);
+    for (const f of readdirSync(join(c, '.holon/local/cache'))) if (f.startsWith('frontier-main-')) rmSync(join(c, '.holon/local/cache', f));
+    const third = await frontier(c, { HOLON_CACHE_DIR: cache });
+    expect(third.cc).toEqual({ taken: N - 1, of: N, learned: 0 });
+    expect(third.stderr).not.toContain('graph cache not written');
+    expect(existsSync(graphCache)).toBe(true);
+    expect(third.json).toEqual(await full(c));
+    // And the graph cache answers the one after (no content cache asked), alike.
+    for (const f of readdirSync(join(c, '.holon/local/cache'))) if (f.startsWith('frontier-main-')) rmSync(join(c, '.holon/local/cache', f));
+    const fourth = await frontier(c, { HOLON_CACHE_DIR: cache });
+    expect(fourth.cc).toBeNull();
+    expect(fourth.json).toEqual(third.json);
+  });
+
+  it('a fresh clone with one file git cannot vouch for writes the graph cache at once', async () => {
+    const { dir, ids } = await origin();
+    const { cache } = await warmCache(dir);
+    const c = await cloneOf(dir);
+    writeFileSync(workFile(c, ids[N - 1]), readFileSync(workFile(c, ids[N - 1]), 'utf8') + '\nA line.\n');
+    const r = await frontier(c, { HOLON_CACHE_DIR: cache });
+    expect(r.cc).toEqual({ taken: N - 1, of: N, learned: 0 });
+    expect(existsSync(join(c, '.holon/local/cache/graph-main.json'))).toBe(true);
+    expect(r.json).toEqual(await full(c));
   });
 
   it('never keeps a problem (it names its file, which is the checkout\'s): each clone reports its own path', async () => {

@@ -1,11 +1,9 @@
-import { appendFileSync, readFileSync, unlinkSync } from 'node:fs';
+import { unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RecordProblem } from '../core/record-codec.js';
 import type { WorkItem } from '../core/types.js';
-import { writeCache } from './cache-file.js';
 import { readStatIndex, statIndexStamped, writeStatIndex, type StatIndex, type Titled } from './stat-index.js';
-import { VERSION as APP_VERSION } from '../version.js';
-import { BUILD_ID } from '../build-id.js';
+import { appendLog, cachedCount, GRAPH_STAMP, logLine, readEntries, VERSION, writeEntries, type Patch } from './graph-cache.js';
 import { listAgents, type Home } from './home.js';
 import { workDir } from './work-store.js';
 import { keyAt, listAll, type Listing } from './work-listing.js';
@@ -13,6 +11,7 @@ import { addHash, neverMatching, parseEntry, subHash, type Entry } from './graph
 
 export { addHash, contentHash, HASH_MOD, prioHash, readItem, readShown, subHash, titleHash, type Entry } from './graph-entry.js';
 export { listAgentWork, listAll, type Listing } from './work-listing.js';
+export { GRAPH_STAMP } from './graph-cache.js';
 import { AgentContent, contentSource, type ContentSource } from './content-cache.js';
 import { trace } from './trace.js';
 import { itemOf, type Slim } from './graph-slim.js';
@@ -24,23 +23,6 @@ import { itemOf, type Slim } from './graph-slim.js';
  * inode, size, mtime and ctime, so an edit by holon, by hand or by `git checkout` is always re-read;
  * the cache is small (no bodies, only live waits) so reading it is cheap at 10,000 items.
  */
-
-// 9: budgets in slim items (issue 17); 10: freshness facts and roles (issue 16) or per-item log
-// patches (speedfront); 11: all of them; 12: the build stamp in the base, in each log line and in the idx;
-// 13: the title apart from the content hash (entries carry its own hash); 14: the priority too.
-const VERSION = 14;
-
-/**
- * Which code wrote a cache entry: the cache layout, holon's version and its build id. Builds differ in
- * what an entry holds (slimOf) and how it is hashed, and an old build's watcher may still be running
- * (its chunks are kept) beside a newer CLI, both writing the same files: the base, every log line and
- * the idx carry the stamp, and anything stamped otherwise (or not at all) is ignored, never trusted.
- */
-// A plain string, not a hash: a short command must not load node:crypto for it (test/cli/bundle.test.ts).
-export const GRAPH_STAMP = `${VERSION}/${APP_VERSION}/${BUILD_ID}`;
-
-/** One line of the patch log: `[name, entry or 0 (gone), stamp]`. */
-const logLine = (name: string, entry: Entry | 0) => JSON.stringify([name, entry, GRAPH_STAMP]) + '\n';
 
 export interface LoadedGraph {
   readonly items: WorkItem[];
@@ -59,95 +41,6 @@ export interface LoadedGraph {
   folders: Array<[string, number]>;
 }
 
-/**
- * The graph cache is a base file (every entry, written whole by temp file + rename) and a patch log
- * beside it (graph-A.log): one JSON line per entry changed since, `[name, entry]`, or `[name, 0]` for a
- * file that is gone. A change of one item appends one line instead of rewriting 10,000 entries; the log
- * is folded into the base once it grows past a tenth of it. Every entry carries its file's key and is
- * used only while that key matches, so any interleaving of writers (a lost line, a line replayed onto a
- * newer base, a torn last line, which does not parse) can only cost a parse, never serve stale data.
- */
-const logOf = (cachePath: string) => cachePath.slice(0, -'.json'.length) + '.log';
-
-function readEntries(path: string): { entries: Record<string, Entry>; logged: number } {
-  let entries: Record<string, Entry> | null = null;
-  try {
-    const c = JSON.parse(readFileSync(path, 'utf8'));
-    if (c.version === VERSION && c.build === GRAPH_STAMP && c.entries) entries = c.entries;
-  } catch {
-    // No cache yet, or a broken one: rebuild it.
-  }
-  if (!entries) return { entries: {}, logged: Infinity };
-  let logged = 0;
-  let log: string;
-  try {
-    log = readFileSync(logOf(path), 'utf8');
-  } catch {
-    return { entries, logged };
-  }
-  for (const line of log.split('\n')) {
-    if (!line) continue;
-    logged++;
-    try {
-      const [name, entry, stamp] = JSON.parse(line) as [string, Entry | 0, string?];
-      // Written by another build (or before lines had stamps): not trusted; its file is parsed again.
-      if (stamp !== GRAPH_STAMP) continue;
-      if (entry) entries[name] = entry;
-      else delete entries[name];
-    } catch {
-      // A torn line (a writer interrupted): its file is parsed again.
-    }
-  }
-  return { entries, logged };
-}
-
-/** Changed entries, as `[name, entry or 0]`: turned into log lines only when they go to the log. */
-type Patch = Array<[string, Entry | 0]>;
-
-function writeEntries(home: Home, cachePath: string, entries: Record<string, Entry>, count: number, logged: number, patch: Patch): void {
-  if (logged + patch.length <= Math.max(64, count / 10)) {
-    try {
-      appendFileSync(logOf(cachePath), patch.map(([name, entry]) => logLine(name, entry)).join(''));
-      return;
-    } catch {
-      // No log (a read-only home, a missing folder): write the base.
-    }
-  }
-  writeCache(cachePath, baseParts(entries), join(home.local, 'tmp'));
-  // After the base: a crash in between replays the log onto it, which is harmless (see above). The
-  // second file is what holon wrote when it listed big homes with `find`: no longer read.
-  for (const old of [logOf(cachePath), cachePath.slice(0, -'.json'.length) + '.find.json']) {
-    try {
-      unlinkSync(old);
-    } catch {
-      // None.
-    }
-  }
-}
-
-
-/**
- * The base's JSON text (the same as JSON.stringify of `{version, build, entries}`) in parts of a few
- * thousand entries: at 50,000 items the whole text is some 8 MB, and holding it (and its bytes) at
- * once raised a cold frontier's peak memory by about twice that. Each part is one JSON.stringify of an
- * object of those entries (its braces dropped): half the cpu of a stringify per entry, whose calls
- * and concatenations cost more than the text they make. (The order of the names does not matter;
- * a listed name ends in `.md`, never an array index, so the object keeps it anyway.)
- */
-function* baseParts(entries: Record<string, Entry>): Generator<string> {
-  yield `{"version":${VERSION},"build":${JSON.stringify(GRAPH_STAMP)},"entries":{`;
-  const names = Object.keys(entries);
-  for (let from = 0; from < names.length; from += 2000) {
-    const part: Record<string, Entry> = {};
-    for (let i = from; i < Math.min(from + 2000, names.length); i++) part[names[i]] = entries[names[i]];
-    const text = JSON.stringify(part);
-    yield `${from ? ',' : ''}${text.slice(1, -1)}`;
-  }
-  yield '}}';
-}
-
-// Object.keys counts in C++; a for-in loop over 50,000 keys costs tens of milliseconds here.
-const cachedCount = (c: Record<string, Entry>): number => Object.keys(c).length;
 
 const idxOf = (cachePath: string) => cachePath.slice(0, -'.json'.length) + '.idx';
 
@@ -360,11 +253,8 @@ export function quickDigest(home: Home, listing: Listing): { digest: number; sna
   if (patch.length) {
     // Its numbers moved: now the listing's (where it stores NaN, any numbers do: stat-index.ts).
     idx.digest = listing.part;
-    try {
-      appendFileSync(logOf(cachePath), patch.join(''));
-    } catch {
-      // The graph cache then parses these files itself.
-    }
+    // If it cannot (a read-only home), the graph cache then parses these files itself.
+    appendLog(cachePath, patch.join(''));
   }
   if (patch.length || listing.remark) writeStatIndex(idxOf(cachePath), { ...idx, mark: listing.mark }, GRAPH_STAMP, join(home.local, 'tmp'), listing.part);
   return { digest: idx.sums[0], snapshot: idx, changed, before };

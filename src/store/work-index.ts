@@ -38,7 +38,7 @@ export interface LoadedWork {
 
 /**
  * A file's key, and whether it is racy: changed within RACY_MS (cache-file.ts) of now, so a second change in the same
- * timestamp tick could keep the key (the argument is in graph-index.ts). A racy file's entry is stored
+ * timestamp tick could keep the key (the argument is there). A racy file's entry is stored
  * under a key no stat gives, so the next call parses it again.
  */
 

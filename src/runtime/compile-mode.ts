@@ -2,10 +2,10 @@ import { setFlagsFromString } from 'node:v8';
 
 /**
  * V8's optimizing compiler in a short command. It costs more cpu than it saves in a command that
- * runs for a few hundred ms (it compiles on a second thread), yet turning it off needs node:v8, whose
- * loading (it brings node's streams) costs some 5 ms: more than most commands' own work. So a short
- * command starts with it on and turns it off only before work that takes long: a full listing of a
- * big agent, a whole-graph evaluation. The mark is set by bin/holon.js and kept on the process (the light bundles and the
+ * runs for a few hundred ms (it compiles on a second thread), yet turning it off means setting a V8
+ * flag at run time (setFlags, below). So a short command starts with it on and turns it off only
+ * before work that takes long: a full listing of a big agent, a whole-graph evaluation, a patch of a
+ * big answer. The mark is set by bin/holon.js and kept on the process (the light bundles and the
  * whole CLI are separate module graphs); a long-running command (watch, dash, mcp, index) has none,
  * nor a run with HOLON_V8_OPT=1.
  */
@@ -49,5 +49,28 @@ export function beforeLongWork(items = 0, files = items): void {
   if (!flags.length) return;
   // The code cache of this run's bundle is made first, under the flags the next start will have.
   (g as { [CODE_CACHE_CAPTURE]?: () => void })[CODE_CACHE_CAPTURE]?.();
-  setFlagsFromString(flags.join(' '));
+  setFlags(flags.join(' '));
+}
+
+/**
+ * V8's flags set at run time. node:v8's setFlagsFromString checks that its argument is a string and
+ * calls V8 through node's v8 binding; loading node:v8 itself brings node's streams (its heap snapshot
+ * code) and cost 3.5-6 ms of cpu here, some 5 % of a patched frontier at 10,000 items. So the binding
+ * is called directly when it has that function (`process.binding('v8')` is node's own binding,
+ * deprecated as DEP0111 with a warning, muted for that one call as in store/fast-stat.ts); otherwise
+ * through node:v8. test/store/compile-mode.test.ts checks that the optimizer is off afterwards.
+ */
+function setFlags(flags: string): void {
+  let binding: { setFlagsFromString?: unknown } | undefined;
+  const quiet = process.noDeprecation;
+  try {
+    process.noDeprecation = true;
+    binding = (process as unknown as { binding(name: string): typeof binding }).binding('v8');
+  } catch {
+    // No such binding in this node: node:v8.
+  } finally {
+    process.noDeprecation = quiet;
+  }
+  if (typeof binding?.setFlagsFromString === 'function') (binding as { setFlagsFromString(flags: string): void }).setFlagsFromString(flags);
+  else setFlagsFromString(flags);
 }

@@ -16,7 +16,7 @@ const seen = [];
 const note = () => seen.push(String(globalThis[MARK]));
 ${script}
 console.log(JSON.stringify(seen));`;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['--allow-natives-syntax', '--input-type=module', '-e', code], { encoding: 'utf8' });
   // V8 prints an error for a flag it does not know, and goes on: every flag set must be one it knows.
   expect(r.stderr).toBe('');
   return JSON.parse(r.stdout);
@@ -27,6 +27,18 @@ describe('the compile mode of a short command', () => {
     expect(states(`globalThis[MARK] = 'short'; note(); beforeLongWork(); note(); beforeLongWork(10); note(); beforeLongWork(BIG_GRAPH); note(); beforeLongWork(BIG_GRAPH); note();`))
       .toEqual(['short', 'off', 'off', 'small', 'small']);
     expect(states(`globalThis[MARK] = 'short'; beforeLongWork(BIG_GRAPH); note();`)).toEqual(['small']);
+  });
+
+  // (That the bundles do it without loading node:v8 is test/cli/bundle.test.ts's: this build imports it.)
+  it('turns it off for real, with no warning: a function V8 is then told to optimize stays unoptimized', () => {
+    // V8's optimization status: bit 4 (16) is "optimized by TurboFan" (src/runtime/runtime.h, OptimizationStatus).
+    const optimized = (before: string) =>
+      states(`function f(x) { return x + 1; }
+${before}
+%PrepareFunctionForOptimization(f); f(1); f(2); %OptimizeFunctionOnNextCall(f); f(3);
+seen.push((%GetOptimizationStatus(f) & 16) !== 0);`);
+    expect(optimized('')).toEqual([true]);
+    expect(optimized(`globalThis[MARK] = 'short'; beforeLongWork();`)).toEqual([false]);
   });
 
   it('changes nothing in a long-running command or under HOLON_V8_OPT (no mark)', () => {

@@ -1,4 +1,5 @@
 import { setFlagsFromString } from 'node:v8';
+import { nodeBinding } from '../store/node-binding.js';
 
 /**
  * V8's optimizing compiler in a short command. It costs more cpu than it saves in a command that
@@ -56,21 +57,11 @@ export function beforeLongWork(items = 0, files = items): void {
  * V8's flags set at run time. node:v8's setFlagsFromString checks that its argument is a string and
  * calls V8 through node's v8 binding; loading node:v8 itself brings node's streams (its heap snapshot
  * code) and cost 3.5-6 ms of cpu here, some 5 % of a patched frontier at 10,000 items. So the binding
- * is called directly when it has that function (`process.binding('v8')` is node's own binding,
- * deprecated as DEP0111 with a warning, muted for that one call as in store/fast-stat.ts); otherwise
- * through node:v8. test/store/compile-mode.test.ts checks that the optimizer is off afterwards.
+ * is called directly when it has that function (store/node-binding.ts), otherwise node:v8.
+ * test/store/compile-mode.test.ts checks that the optimizer is off afterwards.
  */
 function setFlags(flags: string): void {
-  let binding: { setFlagsFromString?: unknown } | undefined;
-  const quiet = process.noDeprecation;
-  try {
-    process.noDeprecation = true;
-    binding = (process as unknown as { binding(name: string): typeof binding }).binding('v8');
-  } catch {
-    // No such binding in this node: node:v8.
-  } finally {
-    process.noDeprecation = quiet;
-  }
-  if (typeof binding?.setFlagsFromString === 'function') (binding as { setFlagsFromString(flags: string): void }).setFlagsFromString(flags);
+  const binding = nodeBinding<{ setFlagsFromString?: (flags: string) => void }>('v8');
+  if (typeof binding?.setFlagsFromString === 'function') binding.setFlagsFromString(flags);
   else setFlagsFromString(flags);
 }

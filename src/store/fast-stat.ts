@@ -1,4 +1,5 @@
 import { lstatSync, statSync, type Stats } from 'node:fs';
+import { nodeBinding } from './node-binding.js';
 
 /**
  * A file's numbers for the listings that stat every work file (work-listing.ts, kept-listing.ts, the
@@ -12,8 +13,8 @@ import { lstatSync, statSync, type Stats } from 'node:fs';
  * if on first use its numbers for a real file equal `lstatSync`'s and `statSync`'s, field by field, and
  * it misses or throws as they do (`proven`). Otherwise holon uses `lstatSync` for the rest of the
  * process. It is also not used under node's permission model (whose checks live in `lstatSync`), and it
- * is reached with deprecation warnings muted for that one call (`process.binding` is DEP0111, a warning
- * only under --pending-deprecation). `HOLON_FAST_STAT=0` turns it off.
+ * is reached through node-binding.ts (`process.binding` is DEP0111, a warning only under
+ * --pending-deprecation). `HOLON_FAST_STAT=0` turns it off.
  */
 export interface FileNumbers {
   ino: number;
@@ -62,15 +63,11 @@ let tries = 0;
 function rawBinding(path: string): Raw | null {
   if (raw !== undefined) return raw;
   if (process.env.HOLON_FAST_STAT === '0' || (process as { permission?: unknown }).permission) return (raw = null);
-  const quiet = process.noDeprecation;
   try {
-    process.noDeprecation = true;
     raw = proven(path);
   } catch {
     // The path could not be stat'ed (a permission): undecided, so that a later path proves it (a few tries).
     raw = ++tries < 3 ? undefined : null;
-  } finally {
-    process.noDeprecation = quiet;
   }
   return raw ?? null;
 }
@@ -83,8 +80,8 @@ function rawBinding(path: string): Raw | null {
  * answer is copied out before the next call.
  */
 function proven(path: string): Raw | null {
-  const b = (process as unknown as { binding(name: string): Partial<Raw> }).binding('fs');
-  if (typeof b.lstat !== 'function' || typeof b.stat !== 'function') return null;
+  const b = nodeBinding<Partial<Raw>>('fs');
+  if (!b || typeof b.lstat !== 'function' || typeof b.stat !== 'function') return null;
   if (!CALLED_SO.test(String(lstatSync)) || !CALLED_SO.test(String(statSync).replace('binding.stat(', 'binding.lstat('))) return null;
   const candidate = { lstat: b.lstat.bind(b), stat: b.stat.bind(b) } as Raw;
   for (const p of [path, '.']) {

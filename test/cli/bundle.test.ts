@@ -100,4 +100,23 @@ process.exitCode = await main(['list']);`;
     // holon dash makes process.stdout (ink draws on it): its stream and the net module are loaded.
     expect(await builtinsLoaded(['dash', '--once'], p.dir)).toEqual(expect.arrayContaining(['net']));
   });
+
+  it("runs under node's deprecation flags: --no-deprecation (process.noDeprecation read-only), --throw-deprecation", async () => {
+    // holon reaches two of node's bindings (store/node-binding.ts): the light bundles and the whole
+    // CLI (strict code, where an assignment to a read-only property throws) both take those flags.
+    const p = await project();
+    const a = await p.create('first item');
+    for (const flags of ['--no-deprecation', '--throw-deprecation --pending-deprecation']) {
+      const env = { NODE_OPTIONS: flags };
+      const evaluated = await p.h(['frontier', '--json'], env);
+      expect(evaluated.stderr, flags).toBe('');
+      expect(JSON.parse(evaluated.stdout).counts, flags).toBeDefined();
+      for (const args of [['show', a], ['dash', '--once']]) {
+        const r = await p.h(args, env);
+        expect(r.code, `${flags} ${args.join(' ')}: ${r.stderr}`).toBe(0);
+        expect(r.stderr, flags).toBe('');
+      }
+      await p.create('another item'); // so that the next frontier evaluates again
+    }
+  });
 });

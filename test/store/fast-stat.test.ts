@@ -66,15 +66,17 @@ describe('lstatNumbers / statNumbers', () => {
     expect(() => lstatNumbers(under)).toThrow(expect.objectContaining({ code: want }));
   });
 
-  it('reads the binding on this node, and says no deprecation warning for it, even under --pending-deprecation', () => {
+  it('reads the binding on this node, and says no deprecation warning for it, even under --pending-deprecation or --throw-deprecation; --no-deprecation (a read-only process.noDeprecation) is no error', () => {
     resetFastStat();
     lstatNumbers(files().file);
     // Where this fails, node's fs binding changed: holon still works (lstatSync), only slower.
     expect(fastStatInUse()).toBe(true);
     const dist = pathToFileURL(fileURLToPath(new URL('../../dist/store/fast-stat.js', import.meta.url))).href;
-    const r = spawnSync(process.execPath, ['--pending-deprecation', '--input-type=module', '-e', `import { lstatNumbers, fastStatInUse } from ${JSON.stringify(dist)}; lstatNumbers('.'); await new Promise((r) => setTimeout(r, 50)); console.log(fastStatInUse());`], { encoding: 'utf8' });
-    expect(r.stderr).toBe('');
-    expect(r.stdout.trim()).toBe('true');
+    for (const flag of ['--pending-deprecation', '--throw-deprecation', '--no-deprecation']) {
+      const r = spawnSync(process.execPath, [flag, '--pending-deprecation', '--input-type=module', '-e', `import { lstatNumbers, fastStatInUse } from ${JSON.stringify(dist)}; lstatNumbers('.'); await new Promise((r) => setTimeout(r, 50)); console.log(fastStatInUse());`], { encoding: 'utf8' });
+      expect(r.stderr, flag).toBe('');
+      expect(r.stdout.trim(), flag).toBe('true');
+    }
   });
 
   /** Runs `f` with process.binding('fs') replaced by what `wrap` makes of the real one. */

@@ -109,7 +109,11 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph, conte
   let newline = false;
   for (let i = 0; i < names.length; i++) {
     const name = names[i];
-    if (name.includes('\n')) newline = true;
+    if (name.includes('\n')) {
+      newline = true;
+      // No snapshot is kept for this agent (below), so every load would count as the first: not deferred.
+      if (deferred) undefer();
+    }
     let entry: Entry | undefined = entries[name];
     const id = name.slice(0, -3);
     // Whether git's index vouches for this file (content-cache.ts).

@@ -80,10 +80,9 @@ export function appendLog(cachePath: string, text: string): boolean {
 export type Patch = Array<[string, Entry | 0]>;
 
 export function writeEntries(home: Home, cachePath: string, entries: Record<string, Entry>, count: number, logged: number, patch: Patch): void {
-  if (logged + patch.length <= Math.max(64, count / 10)) {
-    // No log (a read-only home, a missing folder): write the base.
-    if (appendLog(cachePath, patch.map(([name, entry]) => logLine(name, entry)).join(''))) return;
-  }
+  // A short log takes the patch; past a tenth of the base, or where it cannot be appended (a read-only
+  // home, a missing folder), the base is written whole.
+  if (logged + patch.length <= Math.max(64, count / 10) && appendLog(cachePath, patch.map(([name, entry]) => logLine(name, entry)).join(''))) return;
   writeCache(cachePath, baseParts(entries), join(home.local, 'tmp'));
   // After the base: a crash in between replays the log onto it, which is harmless (see above). The
   // second file is what holon wrote when it listed big homes with `find`: no longer read.
@@ -95,7 +94,6 @@ export function writeEntries(home: Home, cachePath: string, entries: Record<stri
     }
   }
 }
-
 
 /**
  * The base's JSON text (the same as JSON.stringify of `{version, build, entries}`) in parts of a few

@@ -41,7 +41,6 @@ export interface LoadedGraph {
   folders: Array<[string, number]>;
 }
 
-
 const idxOf = (cachePath: string) => cachePath.slice(0, -'.json'.length) + '.idx';
 
 /** An agent's graph snapshot (stat-index.ts), if this build wrote it. */

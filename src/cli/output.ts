@@ -1,4 +1,5 @@
 /** Output helpers: data to stdout, messages to stderr; color only on a TTY without NO_COLOR. */
+import type { TextCopy } from '../store/frontier-cache.js';
 import { stdoutIsTTY, writeErr, writeOut } from './stdout.js';
 
 const useColor = () => !process.env.NO_COLOR && process.env.TERM !== 'dumb' && stdoutIsTTY();
@@ -23,28 +24,34 @@ export function printJson(data: object): void {
 
 /**
  * The same for an object already serialized (2-space indented, as printJson writes it), given in parts
- * (strings, or bytes of UTF-8 as read from a cache): written part by part, never joined or decoded.
+ * (strings, or bytes of UTF-8 as read from a cache) and, after them, the bytes `tail` copies from a
+ * stored answer: written piece by piece, never joined or decoded.
  */
-export function printJsonParts(given: Array<string | Uint8Array>): void {
+export function printJsonParts(given: Array<string | Uint8Array>, tail: TextCopy | null = null): void {
   const parts = given.filter((p) => p.length > 0);
-  if (!parts.length) return writeOut('\n');
+  if (!parts.length && !tail) return writeOut('\n');
   const code = (p: string | Uint8Array, i: number) => (typeof p === 'string' ? p.charCodeAt(i) : p[i]);
+  // Trailing newlines trimmed as it goes: each piece's are held back until more text follows (a regex
+  // /\n*$/ would try every position of a text of megabytes).
+  let held = 0;
+  const write = (p: string | Uint8Array, from = 0) => {
+    let end = p.length;
+    while (end > from && code(p, end - 1) === 10) end--;
+    if (end > from) {
+      if (held) writeOut('\n'.repeat(held));
+      writeOut(typeof p === 'string' ? p.slice(from, end) : p.subarray(from, end));
+      held = 0;
+    }
+    held += p.length - end;
+  };
   const first = parts[0];
   let from = 0;
-  if (code(first, 0) === 123 /* { */) {
+  if (first && code(first, 0) === 123 /* { */) {
     from = code(first, 1) === 10 ? 2 : 1;
     writeOut(`{\n  "schema_version": ${SCHEMA_VERSION},\n`);
   }
-  // Trailing newlines trimmed by hand: /\n*$/ tries every position of a text of megabytes.
-  const last = parts.length - 1;
-  let end = parts[last].length;
-  while (end > (last === 0 ? from : 0) && code(parts[last], end - 1) === 10) end--;
-  for (let i = 0; i <= last; i++) {
-    const p = parts[i];
-    const a = i === 0 ? from : 0;
-    const b = i === last ? end : p.length;
-    if (b > a) writeOut(typeof p === 'string' ? p.slice(a, b) : p.subarray(a, b));
-  }
+  parts.forEach((p, i) => write(p, i === 0 ? from : 0));
+  tail?.copy((chunk) => write(chunk));
   writeOut('\n');
 }
 

@@ -25,7 +25,8 @@ export function useStreams(): void {
 
 function writeFd(fd: 1 | 2, text: string | Uint8Array): void {
   if (streams) {
-    (fd === 1 ? process.stdout : process.stderr).write(text);
+    // A stream holds what it is given until written: bytes are copied (a caller may reuse its buffer).
+    (fd === 1 ? process.stdout : process.stderr).write(typeof text === 'string' ? text : Buffer.from(text));
     return;
   }
   let buf: Uint8Array | null = typeof text === 'string' ? null : text;

@@ -2,7 +2,7 @@ import type { Frontier } from '../core/frontier.js';
 import type { RecordProblem } from '../core/record-codec.js';
 import { jsonParts } from '../core/json-parts.js';
 import { iso } from '../core/time.js';
-import { frontierFingerprint, graphFingerprint, headerFor, readAnswerText, readCachedFrontier, readCut, readDeps, readTitleIndex, restampFrontier, reuseParts, stillValid, storeCut, storeFrontier, storeTitleIndex, withNow, type CachedFrontier, type FrontierHeader, type FrontierView } from '../store/frontier-cache.js';
+import { frontierFingerprint, graphFingerprint, headerFor, openAnswerText, readAnswerText, readCachedFrontier, readCut, readDeps, readTitleIndex, restampFrontier, reuseParts, stillValid, storeCut, storeFrontier, storeTitleIndex, withNow, type CachedFrontier, type FrontierHeader, type FrontierView, type TextCopy } from '../store/frontier-cache.js';
 import { currentTitles, titleIndexOf } from '../store/frontier-titles.js';
 import type { Titled } from '../store/stat-index.js';
 import { quickDigest, type Entry, type Listing } from '../store/graph-index.js';
@@ -56,6 +56,24 @@ export async function frontierParts(ctx: OpsCtx, opts: FrontierOpts): Promise<Ar
   return (await answerParts(ctx, opts)).parts;
 }
 
+/** What a reused answer to be printed reads before the rest is copied: its `now` is in the first lines. */
+const PRINT_HEAD = 16 * 1024;
+
+/**
+ * The frontier to print (`holon frontier --json`): parts, and where the stored answer is reused as it
+ * is, `tail`, the rest of its bytes, copied from the file in chunks. At 10,000 items the answer is
+ * 1.5 MB (7.5 MB at 50,000), and reading it whole into fresh memory cost a reused answer several
+ * times what copying it through one small buffer does.
+ */
+export async function frontierOut(ctx: OpsCtx, opts: FrontierOpts): Promise<{ parts: Array<string | Uint8Array>; tail: TextCopy | null }> {
+  const a = await answerParts(ctx, opts, PRINT_HEAD);
+  const tail = a.tail ? a.tail() : null;
+  if (tail) trace(`frontier: the answer's first ${PRINT_HEAD} bytes read, the rest copied from its file`);
+  if (!a.tail || tail) return { parts: a.parts, tail };
+  // Another call stored a new answer since this one's start was read: the answer again, whole.
+  return { parts: (await answerParts(ctx, opts)).parts, tail: null };
+}
+
 /**
  * The frontier's default answer for a reader of its top alone (`holon pick`): where the cached answer
  * is reused as it is, only its first `head` bytes are read (at 50,000 items the answer is 7.5 MB,
@@ -69,13 +87,22 @@ export async function frontierHead(ctx: OpsCtx, head: number): Promise<Answer> {
 }
 
 /**
- * An answer in parts; `rest`, when only the start of the stored answer was read: its whole text, or
- * null once another answer is stored; `header`, what it is stored under (a view cut from it inherits it).
+ * An answer in parts; `rest` and `tail`, when only the start of the stored answer was read: its whole
+ * text, and the bytes after that start to copy (`parts` then ends where the start does), each null once
+ * another answer is stored; `header`, what it is stored under (a view cut from it inherits it).
  */
 interface Answer {
   parts: Array<string | Uint8Array>;
   rest?: () => Buffer | null;
+  tail?: () => TextCopy | null;
   header?: StoredHeader;
+}
+
+/** `rest` and `tail` of a stored answer of which only the start was read (none for one read whole). */
+function restOf(home: Home, agent: string, view: FrontierView, c: CachedFrontier): Pick<Answer, 'rest' | 'tail'> {
+  if (!c.partial) return {};
+  const { token } = c.header;
+  return { rest: () => readAnswerText(home, agent, view, token), tail: () => openAnswerText(home, agent, view, token, c.bytes.length) };
 }
 type StoredHeader = Omit<FrontierHeader, 'v'>;
 
@@ -150,8 +177,7 @@ async function answerFor(ctx: OpsCtx, view: FrontierView, at: { agent: string; h
   const prev = cached && stillValid(home, cached.header, ctx.nowMs, ctx.cwd) ? cached : null;
   if (prev && prev.header.fp === fp && !listings.some((l) => l.healable)) {
     trace('frontier: reused (no file changed)');
-    const { token } = prev.header;
-    return { parts: reuseParts(prev, nowIso), header: prev.header, ...(prev.partial ? { rest: () => readAnswerText(home, agent, view, token) } : {}) };
+    return { parts: reuseParts(prev, nowIso), header: prev.header, ...restOf(home, agent, view, prev) };
   }
   // Patched from: the whole text, of the same answer (else, another call's just stored, it is evaluated),
   // read only where it is needed: a pick whose answer has the same digest and titles needs its start alone.
@@ -310,7 +336,7 @@ function withTitles(home: Home, agent: string, holder: string, view: FrontierVie
     restampFrontier(home, agent, view, header);
     // Its start alone, where only that was read (a pick): the rest on demand, as a reused answer's.
     const read = whole.read() ?? prev;
-    return { parts: reuseParts(read, nowIso), header, ...(read.partial ? { rest: () => readAnswerText(home, agent, view, prev.header.token) } : {}) };
+    return { parts: reuseParts(read, nowIso), header, ...restOf(home, agent, view, read) };
   }
   trace(`frontier: reused with ${current.patched} entr${current.patched === 1 ? 'y' : 'ies'} patched`);
   // Stored as it was made (its `now` the header's), printed with this call's.

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { computeFrontier } from '../../src/core/frontier.js';
-import { headerFor, stillValid } from '../../src/store/frontier-cache.js';
+import { headerFor, openAnswerText, readCachedFrontier, stillValid, storeFrontier, type TextCopy } from '../../src/store/frontier-cache.js';
 import { loadFrontierInput } from '../../src/store/frontier-input.js';
 import { openHome } from '../../src/store/home.js';
 import { GRAPH_STAMP } from '../../src/store/graph-index.js';
@@ -77,5 +77,34 @@ describe('the graph snapshot (graph-A.idx) of another build', () => {
     writeStatIndex(path, idx, 'another build', tempDir());
     expect(readStatIndex(path, GRAPH_STAMP)).toBeNull();
     expect(statIndexStamped(path, GRAPH_STAMP)).toBe(false);
+  });
+});
+
+describe('a stored answer printed from its file', () => {
+  it('copies the bytes after the start that was read, from the file as opened, and never those of another answer', async () => {
+    const p = await project();
+    const home = openHome({ cwd: p.dir, env: {} });
+    const view = { limit: undefined, all: false };
+    const header = { fp: 'f', gfp: 'g', from: null, until: null, workspace: null, events: {}, now: NOW };
+    // Longer than a few of the copy's chunks (64 KB), with multi-byte characters across their edges.
+    const text = Buffer.from(`{\n${'é-ü-'.repeat(60_000)}\n}`);
+    const token = storeFrontier(home, 'main', view, header, text, null);
+    const start = readCachedFrontier(home, 'main', view, 1000)!;
+    expect(start.partial).toBe(true);
+    const copied = (c: TextCopy) => {
+      const chunks: Buffer[] = [];
+      // Each chunk is valid only during the call: kept as a copy.
+      c.copy((chunk) => chunks.push(Buffer.from(chunk)));
+      return Buffer.concat(chunks);
+    };
+    const rest = copied(openAnswerText(home, 'main', view, token, start.bytes.length)!);
+    expect(Buffer.concat([start.bytes.subarray(start.start), rest]).equals(text)).toBe(true);
+
+    // Opened, then another answer stored over it: the copy is of the one opened.
+    const open = openAnswerText(home, 'main', view, token, start.bytes.length)!;
+    storeFrontier(home, 'main', view, header, Buffer.from('{\n  "other": true\n}'), null);
+    expect(copied(open).equals(rest)).toBe(true);
+    // Asked for after that: null, nothing copied.
+    expect(openAnswerText(home, 'main', view, token, start.bytes.length)).toBeNull();
   });
 });

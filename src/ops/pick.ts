@@ -21,8 +21,11 @@ const raiseChanged = (): never => {
   throw conflict('the frontier changed while pick read it', 'run holon pick again');
 };
 
-/** Some hundreds of entries: a claim race lost on all of them is rare enough to cost a parse of the whole. */
-const LEADING_BYTES = 256 * 1024;
+/**
+ * Some hundred entries: a claim race lost on all of them is rare enough to cost a parse of the whole.
+ * (No more: each 4 KB of fresh memory is a page fault, some microseconds apiece on a virtual machine.)
+ */
+const LEADING_BYTES = 32 * 1024;
 
 /**
  * The first parts of an answer, joined up to some `max` bytes past which no more are taken: an answer

@@ -81,7 +81,7 @@ describe('pick with no id', () => {
   }, 120_000);
 
   it('reads only the start of a big cached answer, and the whole of it to patch it', async () => {
-    // Some 1,500 runnable entries: an answer of more than the 256 KB a pick reads of it.
+    // Some 1,500 runnable entries: an answer of far more than the 32 KB a pick reads of it.
     const { p } = await graphProject(3000);
     // No keeper of its own (a home this big would start one), whose refresh could come first.
     const env = { HOLON_NOW: NOW, HOLON_TRACE_INDEX: '1', HOLON_INDEX_AUTO: '0' };
@@ -115,7 +115,7 @@ describe('pick with no id', () => {
       expect(again.trace).toMatch(/frontier: reused/);
       // Reused by its file keys, or (a file changed within the last 2 s) by its digest and titles:
       // either way only the start of the answer is read.
-      expect(again.trace).toMatch(/frontier: the answer's first 262144 bytes read/);
+      expect(again.trace).toMatch(/frontier: the answer's first 32768 bytes read/);
       // ... and patched after a complete, from the whole answer read again.
       expect((await p.h(['complete', want, '--result', 'r', '--evidence', 'e', '--no-followup', 'none'], env)).code).toBe(0);
       const next = await top();

@@ -1,11 +1,10 @@
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { playReviewer } from '../../src/cli/demo-reviewer.js';
 import { DemoShell } from '../../src/cli/demo-script.js';
-import { cleanEnv, project } from '../helpers/cli.js';
+import { cleanEnv, project, tempDir } from '../helpers/cli.js';
 import { runRecords, script, setRunner, sleep, startWatch, until } from '../helpers/watch.js';
 
 /** A runner that logs start/end around a short sleep, flags overlap, and re-arms the item's wait. */
@@ -218,7 +217,7 @@ describe('watch with waits, events and timers', () => {
   });
 
   it('the seed 000 demo: two PRs, a wait on the author, tests in the background, ingress, delivery', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'holon-demo-test-'));
+    const root = tempDir('holon-demo-test-');
     const sh = new DemoShell(join(root, '.holon'), { ...cleanEnv(), HOLON_AGENT: 'reviewer' }, false);
     const r = await playReviewer(sh);
     const { a, b } = r.items;

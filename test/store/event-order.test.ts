@@ -1,14 +1,14 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listInbox, queuedIds } from '../../src/store/event-store.js';
 import { enqueueEvent, inboxDir } from '../../src/store/events.js';
 import type { Home } from '../../src/store/home.js';
+import { tempDir } from '../helpers/cli.js';
 
 describe('queued events of one second', () => {
   it('come out in the order one process queued them (an ingress burst), older records without queued_us first', () => {
-    const root = mkdtempSync(join(tmpdir(), 'holon-events-'));
+    const root = tempDir('holon-events-');
     const home = { dir: root, root, local: join(root, 'local') } as Home;
     mkdirSync(join(root, 'agents/main'), { recursive: true });
     const at = Date.parse('2026-12-01T10:00:00Z');

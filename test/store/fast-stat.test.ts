@@ -1,10 +1,10 @@
-import { appendFileSync, linkSync, lstatSync, mkdirSync, mkdtempSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, linkSync, lstatSync, mkdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fastStatInUse, isRegular, isSymlink, lstatNumbers, resetFastStat, statNumbers } from '../../src/store/fast-stat.js';
+import { tempDir } from '../helpers/cli.js';
 
 /**
  * The listings' stat (store/fast-stat.ts) reads node's fs binding where it proves to give lstatSync's
@@ -14,7 +14,7 @@ import { fastStatInUse, isRegular, isSymlink, lstatNumbers, resetFastStat, statN
 const numbersOf = (s: ReturnType<typeof lstatSync>) => s && { ino: s.ino, size: s.size, mtimeMs: s.mtimeMs, ctimeMs: s.ctimeMs, nlink: s.nlink, mode: s.mode };
 
 function files() {
-  const dir = mkdtempSync(join(tmpdir(), 'holon-fast-stat-'));
+  const dir = tempDir('holon-fast-stat-');
   const file = join(dir, 'w-a.md');
   writeFileSync(file, 'x');
   appendFileSync(file, 'y');

@@ -1,11 +1,11 @@
-import { mkdirSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunRecord } from '../../src/core/run-record.js';
 import { spendingSignature } from '../../src/store/budget.js';
 import type { Home } from '../../src/store/home.js';
 import { runsDir, writeRun } from '../../src/store/runs.js';
+import { tempDir } from '../helpers/cli.js';
 
 const run = (id: string, o: Partial<RunRecord> = {}): RunRecord => ({
   id, agent: 'main', work_item: 'w-1', reason: 'new_work', reasons: ['new_work'], wakes: [], runner: 'command', watcher_pid: 1, pid: null,
@@ -18,7 +18,7 @@ const age = (dir: string) => utimesSync(dir, new Date(Date.now() - 60_000), new 
 
 describe('spendingSignature: what the cached frontier checks before it trusts spending', () => {
   it('answers with one stat of local/runs once the folder is old, and changes with every run record holon writes', () => {
-    const root = mkdtempSync(join(tmpdir(), 'holon-spend-'));
+    const root = tempDir('holon-spend-');
     const home = { dir: root, root, local: join(root, 'local') } as Home;
     mkdirSync(join(root, 'agents'), { recursive: true });
     writeRun(home, run('r-00000001'));
@@ -41,7 +41,7 @@ describe('spendingSignature: what the cached frontier checks before it trusts sp
   });
 
   it("names a thread's record and each of its commands by its own key: committed records may be edited in place by hand", () => {
-    const root = mkdtempSync(join(tmpdir(), 'holon-spend-'));
+    const root = tempDir('holon-spend-');
     const home = { dir: root, root, local: join(root, 'local') } as Home;
     const thread = join(root, 'agents/main/threads/t-1');
     mkdirSync(join(thread, 'commands'), { recursive: true });

@@ -139,7 +139,8 @@ export const readCut = (home: Home, agent: string, view: FrontierView, lineage: 
   readLineage(cutPath(home, agent, view), lineage, parseCut);
 
 export function storeCut(home: Home, agent: string, view: FrontierView, lineage: string, cut: CutIndex): void {
-  writeCache(cutPath(home, agent, view), [`${lineage}\n`, ...cutParts(cut)], join(home.local, 'tmp'));
+  const line = `${lineage}\n`;
+  writeCache(cutPath(home, agent, view), [line, ...cutParts(cut, Buffer.byteLength(line))], join(home.local, 'tmp'));
 }
 
 /** The title index stored with the answer `c` (the same token), or null. */
@@ -285,7 +286,7 @@ export function storeFrontier(home: Home, agent: string, view: FrontierView, h: 
 
 /** The title index of the answer under `token`. */
 export function storeTitleIndex(home: Home, agent: string, view: FrontierView, token: string, titles: TitleIndex): void {
-  writeCache(titlesPath(home, agent, view), [token + '\n', ...titleIndexBytes(titles)], join(home.local, 'tmp'));
+  writeCache(titlesPath(home, agent, view), [token + '\n', ...titleIndexBytes(titles, Buffer.byteLength(token) + 1)], join(home.local, 'tmp'));
 }
 
 /** The same answer under a new header (new file keys after a change that cannot move it). */

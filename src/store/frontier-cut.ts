@@ -7,6 +7,7 @@ import type { Home } from './home.js';
 import type { Titled } from './stat-index.js';
 import type { Listing } from './work-listing.js';
 import { workDir } from './work-store.js';
+import { alignedLine, alignedView } from './aligned.js';
 
 /**
  * The entries the default view's cap left out of not_runnable (ops/frontier.ts, NOT_RUNNABLE_SHOWN),
@@ -69,18 +70,16 @@ export function parseCut(buf: Buffer): CutIndex | null {
     const keys = JSON.parse(buf.toString('utf8', 0, nl)) as unknown;
     const bytes = buf.subarray(nl + 1);
     if (!Array.isArray(keys) || bytes.length !== keys.length * 24 || !keys.every((k) => typeof k === 'string')) return null;
-    // Copied: a Float64Array needs an offset that is a multiple of 8.
-    const nums = new Float64Array(keys.length * 3);
-    new Uint8Array(nums.buffer).set(bytes);
-    return { keys: keys as string[], nums };
+    return { keys: keys as string[], nums: alignedView(Float64Array, buf, nl + 1, keys.length * 3) };
   } catch {
     return null;
   }
 }
 
-export function cutParts(cut: CutIndex): Buffer[] {
+/** The stored form as bytes, the numbers 8-aligned in the file (`before`: the bytes before it there). */
+export function cutParts(cut: CutIndex, before = 0): Buffer[] {
   const { nums } = cut;
-  return [Buffer.from(`${JSON.stringify(cut.keys)}\n`), Buffer.from(nums.buffer, nums.byteOffset, nums.length * 8)];
+  return [alignedLine(JSON.stringify(cut.keys), before), Buffer.from(nums.buffer, nums.byteOffset, nums.length * 8)];
 }
 
 export interface CutCheck {

@@ -6,6 +6,7 @@ import type { Home } from './home.js';
 import { HASH_MOD, subHash } from './graph-index.js';
 import { channelText, patchChannel, PER } from './frontier-entry-text.js';
 import { cutIndexOf, stillLeftOut, type CutIndex } from './frontier-cut.js';
+import { alignedLine, alignedView } from './aligned.js';
 
 /**
  * The titles and priorities an answer shows, so that a new title or priority does not cost a whole
@@ -138,9 +139,12 @@ export function shownIds(f: Frontier): string[] {
   return ids;
 }
 
-/** The index as bytes: a JSON line of the listings and channels, then the quads. */
-export function titleIndexBytes(t: TitleIndex): Uint8Array[] {
-  return [Buffer.from(JSON.stringify({ listings: t.listings, channels: t.channels }) + '\n'), new Uint8Array(t.quads.buffer, t.quads.byteOffset, t.quads.byteLength)];
+/**
+ * The index as bytes: a JSON line of the listings and channels, then the quads, 8-aligned in the file
+ * (`before`: the bytes before the index there), so that a reader takes them without a copy.
+ */
+export function titleIndexBytes(t: TitleIndex, before = 0): Uint8Array[] {
+  return [alignedLine(JSON.stringify({ listings: t.listings, channels: t.channels }), before), new Uint8Array(t.quads.buffer, t.quads.byteOffset, t.quads.byteLength)];
 }
 
 export function parseTitleIndex(buf: Buffer): TitleIndex | null {
@@ -148,8 +152,7 @@ export function parseTitleIndex(buf: Buffer): TitleIndex | null {
   if (nl < 0 || (buf.length - nl - 1) % (8 * PER)) return null;
   try {
     const { listings, channels } = JSON.parse(buf.toString('utf8', 0, nl)) as Omit<TitleIndex, 'quads'>;
-    const quads = new Float64Array((buf.length - nl - 1) / 8);
-    new Uint8Array(quads.buffer).set(buf.subarray(nl + 1));
+    const quads = alignedView(Float64Array, buf, nl + 1, (buf.length - nl - 1) / 8);
     if (!Array.isArray(listings) || !Array.isArray(channels) || channels.length !== CHANNELS.length) return null;
     if (channels.reduce((sum, [shown]) => sum + shown, 0) * PER !== quads.length) return null;
     return { listings, channels, quads };

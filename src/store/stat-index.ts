@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { Hash128 } from '../core/hash128.js';
 import { writeCache } from './cache-file.js';
+import { alignedView } from './aligned.js';
 import { contentHash } from './graph-entry.js';
 
 /**
@@ -165,11 +166,8 @@ export function readStatIndex(path: string, stamp: string): StatIndex | null {
   const at = pad8(head + namesLen);
   const startsAt = at + (count * PER_FILE + SUMS) * 8;
   if (buf.length !== startsAt + (count + 1) * 4) return null;
-  // Copied out: a Float64Array view needs an 8-aligned offset into the buffer's memory.
-  const numbers = new Float64Array(count * PER_FILE + SUMS);
-  new Uint8Array(numbers.buffer).set(buf.subarray(at, startsAt));
-  const starts = new Uint32Array(count + 1);
-  new Uint8Array(starts.buffer).set(buf.subarray(startsAt));
+  const numbers = alignedView(Float64Array, buf, at, count * PER_FILE + SUMS);
+  const starts = alignedView(Uint32Array, buf, startsAt, count + 1);
   const names = buf.toString('utf8', head, head + namesLen);
   if ((count > 0 && starts[0] !== 0) || starts[count] !== names.length + 1) return null;
   return {

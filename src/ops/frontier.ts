@@ -97,6 +97,7 @@ interface Answer {
   tail?: () => TextCopy | null;
   header?: StoredHeader;
 }
+type StoredHeader = Omit<FrontierHeader, 'v'>;
 
 /** `rest` and `tail` of a stored answer of which only the start was read (none for one read whole). */
 function restOf(home: Home, agent: string, view: FrontierView, c: CachedFrontier): Pick<Answer, 'rest' | 'tail'> {
@@ -104,7 +105,6 @@ function restOf(home: Home, agent: string, view: FrontierView, c: CachedFrontier
   const { token } = c.header;
   return { rest: () => readAnswerText(home, agent, view, token), tail: () => openAnswerText(home, agent, view, token, c.bytes.length) };
 }
-type StoredHeader = Omit<FrontierHeader, 'v'>;
 
 async function answerParts(ctx: OpsCtx, opts: FrontierOpts, head?: number): Promise<Answer> {
   const view = { limit: opts.limit, all: Boolean(opts.all) };

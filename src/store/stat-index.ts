@@ -78,6 +78,12 @@ export interface StatIndex {
    * string (work-listing.ts snapshotNames). Computed when a snapshot is written without them.
    */
   starts?: { of: string; at: Uint32Array };
+  /**
+   * The bytes it was read from (readStatIndex), whose numbers its arrays are views of: patched in place
+   * (graph-index.ts), they hold the snapshot as it is now, and writeStatIndex writes them again with
+   * the new digest and mark rather than building megabytes anew (fresh memory: store/aligned.ts).
+   */
+  read?: { buf: Buffer; names: string; markAt: number; at: number };
 }
 
 /** The snapshot's stored name starts, while they are its names'. */
@@ -171,6 +177,7 @@ export function readStatIndex(path: string, stamp: string): StatIndex | null {
   const names = buf.toString('utf8', head, head + namesLen);
   if ((count > 0 && starts[0] !== 0) || starts[count] !== names.length + 1) return null;
   return {
+    read: { buf, names, markAt: stampEnd, at },
     names, count, starts: { of: names, at: starts }, stats: numbers.subarray(0, count * 4), hashes: numbers.subarray(count * 4, count * 5),
     titles: numbers.subarray(count * 5, count * 6), prios: numbers.subarray(count * 6, count * 7), sums: numbers.subarray(count * 7), mark: buf.toString('utf8', stampEnd, markEnd),
     digest: buf.toString('latin1', markEnd, markEnd + DIGEST).trim(), sig: buf.toString('latin1', markEnd + DIGEST, head).trim(),
@@ -185,9 +192,19 @@ export function readStatIndex(path: string, stamp: string): StatIndex | null {
 export function writeStatIndex(path: string, idx: StatIndex, stamp: string, tmpDir: string, digest?: string): void {
   const stats = idx.stats.subarray(0, idx.count * 4);
   const sum = digest ?? listingDigest(idx.names, stats);
-  const names = Buffer.from(idx.names, 'utf8');
   const st = Buffer.from(stamp, 'utf8');
   const mark = Buffer.from(idx.mark, 'utf8');
+  const again = asRead(idx, st, mark);
+  if (again) {
+    // The bytes it was read from, its numbers patched in them already: the head's digest, signature
+    // and mark (of the same length) written over, and the whole written as it is.
+    mark.copy(again, FIXED + st.length);
+    again.write(sum.padEnd(DIGEST, ' '), FIXED + st.length + mark.length, DIGEST, 'latin1');
+    again.write(snapshotSig(idx).padEnd(SIG, ' '), FIXED + st.length + mark.length + DIGEST, SIG, 'latin1');
+    writeCache(path, again, tmpDir);
+    return;
+  }
+  const names = Buffer.from(idx.names, 'utf8');
   const head = FIXED + st.length + mark.length + DIGEST + SIG;
   const at = pad8(head + names.length);
   const startsAt = at + (idx.count * PER_FILE + SUMS) * 8;
@@ -240,6 +257,25 @@ export function nanFiles(stats: Float64Array): number[] {
     return all;
   }
   return found.filter((i) => Number.isNaN(stats[4 * i]));
+}
+
+/**
+ * The bytes `idx` was read from, where they can be written again as its snapshot: the same stamp,
+ * names and count, a mark of the same length, and every array still the view readStatIndex made (a
+ * snapshot built anew, or given other arrays, is written from them).
+ */
+function asRead(idx: StatIndex, stamp: Buffer, mark: Buffer): Buffer | null {
+  const r = idx.read;
+  if (!r || r.names !== idx.names || r.buf.readUInt32LE(4) !== idx.count || r.buf.readUInt32LE(16) !== mark.length) return null;
+  if (r.markAt !== FIXED + stamp.length || !r.buf.subarray(FIXED, r.markAt).equals(stamp)) return null;
+  const n = idx.count;
+  const at = r.buf.byteOffset + r.at;
+  const views: Array<[Float64Array | Uint32Array, number, number]> = [
+    [idx.stats, at, 4 * n], [idx.hashes, at + 32 * n, n], [idx.titles, at + 40 * n, n], [idx.prios, at + 48 * n, n], [idx.sums, at + 56 * n, SUMS],
+  ];
+  const starts = startsOf(idx);
+  if (starts) views.push([starts, at + (n * PER_FILE + SUMS) * 8, n + 1]);
+  return views.every(([a, from, length]) => a.buffer === r.buf.buffer && a.byteOffset === from && a.length === length) ? r.buf : null;
 }
 
 /** Whether `path` is a snapshot of this layout written under `stamp` (reads only its head). */

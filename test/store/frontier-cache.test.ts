@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { computeFrontier } from '../../src/core/frontier.js';
@@ -108,5 +108,45 @@ describe('a stored answer printed from its file', () => {
     expect(copied(open).equals(rest)).toBe(true);
     // Asked for after that: null, nothing copied.
     expect(openAnswerText(home, 'main', view, token, start.bytes.length)).toBeNull();
+  });
+});
+
+describe('a snapshot patched in place', () => {
+  it('is written again from the bytes it was read from, byte for byte what a snapshot built anew gives', () => {
+    const dir = tempDir();
+    const path = join(dir, 'graph-main.idx');
+    const n = 3;
+    const idx = {
+      names: 'a.md\nb.md\nc.md', count: n, stats: Float64Array.from({ length: 4 * n }, (_, i) => i + 0.5), hashes: Float64Array.of(1, 2, 3),
+      titles: Float64Array.of(4, 5, 6), prios: Float64Array.of(7, 8, 9), sums: Float64Array.of(6, 15, 24), mark: 'e1:41',
+    };
+    writeStatIndex(path, idx, GRAPH_STAMP, dir, 'd'.repeat(40));
+    const read = readStatIndex(path, GRAPH_STAMP)!;
+    expect(read.read).toBeDefined();
+    // Patched as graph-index.ts patches a snapshot: numbers, hashes and sums in place, a new mark.
+    read.stats.set([99, 98, 97, 96], 4);
+    read.hashes[1] = 20;
+    read.sums[0] = 24;
+    /** What a snapshot with the same content, built anew (no bytes it was read from), writes. */
+    const anew = (x: typeof read) => {
+      const other = join(dir, 'anew.idx');
+      writeStatIndex(other, { names: x.names, count: x.count, stats: x.stats.slice(), hashes: x.hashes.slice(), titles: x.titles.slice(), prios: x.prios.slice(), sums: x.sums.slice(), mark: x.mark }, GRAPH_STAMP, dir, 'e'.repeat(40));
+      return readFileSync(other);
+    };
+    for (const mark of ['e1:42', 'e1:1000']) {
+      writeStatIndex(path, { ...read, mark }, GRAPH_STAMP, dir, 'e'.repeat(40));
+      expect(readFileSync(path).equals(anew({ ...read, mark }))).toBe(true);
+      // Written from its own bytes (their head now says the new mark) where the mark kept its length.
+      expect(read.read!.buf.includes(Buffer.from(mark))).toBe(mark.length === 'e1:41'.length);
+      const again = readStatIndex(path, GRAPH_STAMP)!;
+      expect([...again.stats.subarray(4, 8)]).toEqual([99, 98, 97, 96]);
+      expect([...again.hashes]).toEqual([1, 20, 3]);
+      expect(again.mark).toBe(mark);
+      expect(again.digest).toBe('e'.repeat(40));
+    }
+    // Other names: built anew from the arrays given.
+    const fewer = { ...read, names: 'a.md\nb.md', count: 2, stats: read.stats.slice(0, 8), hashes: read.hashes.slice(0, 2), titles: read.titles.slice(0, 2), prios: read.prios.slice(0, 2), starts: undefined };
+    writeStatIndex(path, fewer, GRAPH_STAMP, dir, 'f'.repeat(40));
+    expect(readStatIndex(path, GRAPH_STAMP)).toMatchObject({ names: 'a.md\nb.md', count: 2 });
   });
 });

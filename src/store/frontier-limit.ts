@@ -1,5 +1,9 @@
 import { CHANNELS } from '../core/frontier-codes.js';
 import { indented } from '../core/json-parts.js';
+import { JoinedBytes } from './joined-bytes.js';
+
+// For the caller, which loads this module lazily.
+export { JoinedBytes };
 
 /**
  * The answer of `holon frontier --limit N` (what a person sees: 10 a channel) cut out of the default
@@ -20,25 +24,31 @@ import { indented } from '../core/json-parts.js';
  */
 
 const CLOSE_ENTRY = Buffer.from('\n    }');
+const OPEN_ENTRY = Buffer.from('    {');
 const CLOSE_CHANNEL = Buffer.from('\n  ]');
+const RUNNABLE = Buffer.from('\n  "runnable": ');
 const TRUNCATED_LINE = '\n  "truncated": ';
 const TRUNCATED = Buffer.from(TRUNCATED_LINE);
 const PROBLEMS = Buffer.from('\n  "problems": ');
 const CUT = CHANNELS.filter((c) => c !== 'needs_decision');
 
-/** The limited answer's text in parts, and its `now` (as the default answer's text has it). */
-export function limitedAnswer(text: Buffer, limit: number, cap: number): { parts: Buffer[]; now: string } | null {
+/**
+ * The limited answer's text in parts, and its `now` (as the default answer's text has it). The text as
+ * one buffer, or in parts (a patched answer: store/joined-bytes.ts), never joined.
+ */
+export function limitedAnswer(given: Buffer | JoinedBytes, limit: number, cap: number): { parts: Buffer[]; now: string } | null {
   if (!(Number.isInteger(limit) && limit > 0)) return null;
-  const headEnd = text.indexOf('\n  "runnable": ');
-  if (headEnd < 1 || text[headEnd - 1] !== 0x2c) return null;
+  const text = given instanceof JoinedBytes ? given : new JoinedBytes([given]);
+  const headEnd = text.indexOf(RUNNABLE);
+  if (headEnd < 1 || text.at(headEnd - 1) !== 0x2c) return null;
   let head: { now?: unknown; counts?: Record<string, unknown> };
   try {
-    head = JSON.parse(text.toString('utf8', 0, headEnd - 1) + '\n}') as typeof head;
+    head = JSON.parse(text.slice(0, headEnd - 1).toString('utf8') + '\n}') as typeof head;
   } catch {
     return null;
   }
   if (typeof head.now !== 'string' || !head.counts) return null;
-  const parts: Buffer[] = [text.subarray(0, headEnd)];
+  const parts: Buffer[] = [text.slice(0, headEnd)];
   const truncated: Record<string, number> = {};
   let at = headEnd;
   for (const c of CHANNELS) {
@@ -48,7 +58,7 @@ export function limitedAnswer(text: Buffer, limit: number, cap: number): { parts
     const want = c === 'needs_decision' ? count : Math.min(count, limit);
     if (want > held) return null;
     const line = Buffer.from(`\n  ${JSON.stringify(c)}: ${held ? '[\n' : '[]'}`);
-    if (!text.subarray(at, at + line.length).equals(line)) return null;
+    if (!text.startsWith(line, at)) return null;
     const start = at + line.length;
     let end = start;
     if (held) {
@@ -56,30 +66,30 @@ export function limitedAnswer(text: Buffer, limit: number, cap: number): { parts
       let p = start;
       for (let j = 0; j < want; j++) {
         if (j) {
-          if (text[p] !== 0x2c || text[p + 1] !== 0x0a) return null;
+          if (text.at(p) !== 0x2c || text.at(p + 1) !== 0x0a) return null;
           p += 2;
         }
-        if (text.readUInt32BE(p) !== 0x20202020 || text[p + 4] !== 0x7b) return null;
+        if (!text.startsWith(OPEN_ENTRY, p)) return null;
         const close = text.indexOf(CLOSE_ENTRY, p);
         if (close < 0) return null;
         p = close + CLOSE_ENTRY.length;
       }
       // The channel's close: right here when every entry is wanted, else past the rest.
       end = want === held ? p : text.indexOf(CLOSE_CHANNEL, p);
-      if (end < 0 || !text.subarray(end, end + CLOSE_CHANNEL.length).equals(CLOSE_CHANNEL)) return null;
+      if (end < 0 || !text.startsWith(CLOSE_CHANNEL, end)) return null;
       parts.push(Buffer.from(`\n  ${JSON.stringify(c)}: ${want ? '[\n' : '[]'}`));
-      if (want) parts.push(text.subarray(start, p), CLOSE_CHANNEL);
+      if (want) parts.push(text.slice(start, p), CLOSE_CHANNEL);
       end += CLOSE_CHANNEL.length;
     } else parts.push(line);
-    if (text[end] !== 0x2c) return null;
-    parts.push(text.subarray(end, end + 1));
+    if (text.at(end) !== 0x2c) return null;
+    parts.push(text.slice(end, end + 1));
     at = end + 1;
   }
   // In the order an evaluation with the limit fills it: channel order.
   for (const c of CUT) if ((head.counts[c] as number) > limit) truncated[c] = (head.counts[c] as number) - limit;
-  if (!text.subarray(at, at + TRUNCATED.length).equals(TRUNCATED)) return null;
+  if (!text.startsWith(TRUNCATED, at)) return null;
   const problems = text.indexOf(PROBLEMS, at);
-  if (problems < 0 || text[problems - 1] !== 0x2c) return null;
-  parts.push(Buffer.from(`${TRUNCATED_LINE}${indented(JSON.stringify(truncated, null, 2), '  ')},`), text.subarray(problems));
+  if (problems < 0 || text.at(problems - 1) !== 0x2c) return null;
+  parts.push(Buffer.from(`${TRUNCATED_LINE}${indented(JSON.stringify(truncated, null, 2), '  ')},`), text.slice(problems));
   return { parts, now: head.now };
 }

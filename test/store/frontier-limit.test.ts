@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { jsonParts } from '../../src/core/json-parts.js';
+import { JoinedBytes } from '../../src/store/joined-bytes.js';
 import { limitedAnswer } from '../../src/store/frontier-limit.js';
 
 const CHANNELS = ['runnable', 'needs_decision', 'needs_action', 'waiting', 'resume_candidates', 'not_runnable'] as const;
@@ -34,6 +35,13 @@ describe('a limited frontier cut from the default answer', () => {
     expect(cut).not.toBeNull();
     expect(Buffer.concat(cut!.parts).toString()).toBe(text(frontier(lengths, limit, 50)).toString());
     expect(cut!.now).toBe('2026-12-05T00:00:00Z');
+    // The same text in parts (a patched answer), cut anywhere, even inside what is searched for.
+    const whole = text(frontier(lengths, null, 50));
+    for (const size of [1, 3, 7, 64, 1000]) {
+      const parts = Array.from({ length: Math.ceil(whole.length / size) }, (_, k) => whole.subarray(k * size, (k + 1) * size));
+      const inParts = limitedAnswer(new JoinedBytes(parts), limit, 50);
+      expect(Buffer.concat(inParts!.parts).equals(Buffer.concat(cut!.parts)), `parts of ${size} bytes`).toBe(true);
+    }
   });
   it('every channel empty', () => {
     const empty = {};
@@ -48,5 +56,31 @@ describe('a limited frontier cut from the default answer', () => {
     expect(limitedAnswer(Buffer.from(whole.toString().replace('"waiting"', '"waits"')), 5, 50)).toBeNull();
     expect(limitedAnswer(whole.subarray(0, whole.length - 20), 5, 50)).toBeNull();
     expect(limitedAnswer(Buffer.from('{"agent": "main"}'), 5, 50)).toBeNull();
+  });
+});
+
+describe('bytes in parts read as one text', () => {
+  it('finds, slices and compares as the joined buffer does, wherever the parts are cut', () => {
+    const whole = Buffer.from('ab\n    }\n  ]é,\n    {x\n    }\n  ],\n  "problems": []\n}');
+    const needles = ['\n    }', '\n  ]', '    {', 'é', '\n  "problems": ', 'nowhere', '}'].map((n) => Buffer.from(n));
+    for (const cuts of [[1], [2, 5], [3, 4, 5, 6, 7], [10], [0, 0, 8, 8]]) {
+      // Parts cut at the given lengths, round and round, empty ones and strings among them.
+      const parts: Array<Buffer | string> = [];
+      for (let at = 0, k = 0; at < whole.length; k++) {
+        const n = cuts[k % cuts.length];
+        const piece = whole.subarray(at, at + n);
+        // Every third a string, where its bytes are whole characters.
+        parts.push(k % 3 === 2 && Buffer.from(piece.toString()).equals(piece) ? piece.toString() : piece);
+        at += n;
+      }
+      const j = new JoinedBytes(parts);
+      expect(j.length).toBe(whole.length);
+      for (const n of needles) for (let from = -1; from <= whole.length + 1; from++) expect(j.indexOf(n, from), `${n} from ${from}, cuts ${cuts}`).toBe(whole.indexOf(n, Math.max(from, 0)));
+      for (let a = 0; a <= whole.length; a++) {
+        expect(j.at(a)).toBe(a < whole.length ? whole[a] : -1);
+        for (const n of needles) expect(j.startsWith(n, a)).toBe(whole.subarray(a, a + n.length).equals(n));
+        for (let b = a; b <= whole.length + 2; b += 3) expect(j.slice(a, b).equals(whole.subarray(a, b))).toBe(true);
+      }
+    }
   });
 });

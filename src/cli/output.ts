@@ -34,7 +34,17 @@ export function printJsonParts(given: Array<string | Uint8Array>, tail: TextCopy
   // Trailing newlines trimmed as it goes: each piece's are held back until more text follows (a regex
   // /\n*$/ would try every position of a text of megabytes).
   let held = 0;
-  const write = (p: string | Uint8Array, from = 0) => {
+  let begun = false;
+  const write = (p: string | Uint8Array) => {
+    let from = 0;
+    // The first byte of all: an object's `{` gets the schema version after it.
+    if (!begun && p.length) {
+      begun = true;
+      if (code(p, 0) === 123 /* { */) {
+        from = code(p, 1) === 10 ? 2 : 1;
+        writeOut(`{\n  "schema_version": ${SCHEMA_VERSION},\n`);
+      }
+    }
     let end = p.length;
     while (end > from && code(p, end - 1) === 10) end--;
     if (end > from) {
@@ -44,13 +54,7 @@ export function printJsonParts(given: Array<string | Uint8Array>, tail: TextCopy
     }
     held += p.length - end;
   };
-  const first = parts[0];
-  let from = 0;
-  if (first && code(first, 0) === 123 /* { */) {
-    from = code(first, 1) === 10 ? 2 : 1;
-    writeOut(`{\n  "schema_version": ${SCHEMA_VERSION},\n`);
-  }
-  parts.forEach((p, i) => write(p, i === 0 ? from : 0));
+  for (const p of parts) write(p);
   tail?.copy((chunk) => write(chunk));
   writeOut('\n');
 }

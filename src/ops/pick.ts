@@ -7,7 +7,7 @@ import { writeFocus, type Focus } from '../store/focus.js';
 import { channelEntries } from '../store/frontier-entry-text.js';
 import { readWorkFile, workFile, type WorkRef } from '../store/work-store.js';
 import type { OpsCtx } from './context.js';
-import { frontierHead, partsBytes } from './frontier.js';
+import { frontierHead, frontierParts, partsBytes } from './frontier.js';
 import { holderOf } from './holder.js';
 
 /** Sets the agent's focus. Focus is not running: the item may be waiting, and others keep their state. */
@@ -53,14 +53,16 @@ function leadingBytes(parts: Array<string | Uint8Array>, max: number): Buffer {
  * cache (ops/frontier.ts) rather than evaluating the graph again. `agent` and `holder` are the ones the
  * answer is computed for: the context's agent and holderOf it.
  */
-export async function claimNext(ctx: OpsCtx, opts: { ttl?: string }, agent: string, holder: string): Promise<{ answer: () => Buffer; lost: string[]; ref: WorkRef | null; focus: Focus | null; view: WorkView | null }> {
+export async function claimNext(ctx: OpsCtx, opts: { ttl?: string }, agent: string, holder: string): Promise<{ answer: () => Buffer; whole: () => Buffer | null; lost: string[]; ref: WorkRef | null; focus: Focus | null; view: WorkView | null }> {
   const home = ctx.home();
   const ttlMs = opts.ttl ? parseDuration(opts.ttl, '--ttl') : null;
   const { parts, rest } = await frontierHead(ctx, LEADING_BYTES);
-  let bytes: Buffer | null = null;
-  // All of it, when only its start was read: the same answer's rest, unless another call stored a new
-  // one meanwhile (every claim in the first 256 KB lost, and the frontier moved): then a retry.
-  const answer = () => (bytes ??= rest ? (rest() ?? raiseChanged()) : partsBytes(parts));
+  let bytes: Buffer | null | undefined;
+  // All of it, when only its start was read: the same answer's rest, or null when another call stored
+  // a new one meanwhile. The runnable entries past the start are tried only from the same answer
+  // (every claim in the first 32 KB lost, and the frontier moved: then a retry).
+  const whole = () => (bytes === undefined ? (bytes = rest ? rest() : partsBytes(parts)) : bytes);
+  const answer = () => whole() ?? raiseChanged();
   const lost: string[] = [];
   for (const e of channelEntries(leadingBytes(parts, LEADING_BYTES), 'runnable', answer)) {
     const ref = { agent: e.agent || agent, id: e.id, file: workFile(home, e.agent || agent, e.id) };
@@ -75,13 +77,13 @@ export async function claimNext(ctx: OpsCtx, opts: { ttl?: string }, agent: stri
       throw err;
     }
     const focus = await writeFocus(home, agent, ref.id, ctx.nowMs);
-    return { answer, lost, ref, focus, view: viewOf(claimed.doc) };
+    return { answer, whole, lost, ref, focus, view: viewOf(claimed.doc) };
   }
-  return { answer, lost, ref: null, focus: null, view: null };
+  return { answer, whole, lost, ref: null, focus: null, view: null };
 }
 
 /** The refusal (exit 3) when nothing is runnable, saying why and what a person must decide; `answer` gives the frontier's text (claimNext). */
-export function nothingRunnable(answer: () => Buffer, agent: string, lost: string[]): never {
+function nothingRunnable(answer: () => Buffer, agent: string, lost: string[]): never {
   const f = JSON.parse(answer().toString('utf8')) as Frontier;
   const c = f.counts;
   const lines: string[] = [];
@@ -98,6 +100,15 @@ export function nothingRunnable(answer: () => Buffer, agent: string, lost: strin
 }
 
 /**
+ * The refusal when claimNext claimed nothing, from the answer whose start it read, or (another call
+ * stored a new one meanwhile) from the answer now: either says what a person must decide.
+ */
+export async function nothingClaimed(ctx: OpsCtx, r: { whole: () => Buffer | null; lost: string[] }, agent: string): Promise<never> {
+  const text = r.whole() ?? partsBytes(await frontierParts(ctx, {}));
+  return nothingRunnable(() => text, agent, r.lost);
+}
+
+/**
  * The top runnable item of the frontier, claimed in one step. When another process wins the claim
  * race, the next runnable item is tried; nothing runnable is a refusal (exit 3) saying why.
  */
@@ -105,6 +116,6 @@ export async function pickNext(ctx: OpsCtx, opts: { ttl?: string }) {
   const agent = ctx.agent();
   const holder = holderOf(ctx, agent);
   const r = await claimNext(ctx, opts, agent, holder);
-  if (!r.ref) return nothingRunnable(r.answer, agent, r.lost);
+  if (!r.ref) return nothingClaimed(ctx, r, agent);
   return { agent, holder, focus: r.focus!, claim: r.view!.claim, item: r.view!, skipped: r.lost };
 }

@@ -230,8 +230,12 @@ export function openAnswerText(home: Home, agent: string, view: FrontierView, to
     closeSync(fd);
     return null;
   }
+  let copied = false;
   return {
     copy(write) {
+      // Once: the file is closed after it, and its descriptor may be another file's by then.
+      if (copied) throw new Error('a stored answer copied twice');
+      copied = true;
       const buf = Buffer.allocUnsafeSlow(COPY_CHUNK);
       try {
         for (let pos = at, n; (n = readSync(fd, buf, 0, COPY_CHUNK, pos)) > 0; pos += n) write(buf.subarray(0, n));

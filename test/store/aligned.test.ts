@@ -3,7 +3,7 @@ import { alignedLine, alignedView } from '../../src/store/aligned.js';
 import { cutParts, parseCut } from '../../src/store/frontier-cut.js';
 import { parseTitleIndex, titleIndexBytes } from '../../src/store/frontier-titles.js';
 
-/** Bytes as a file read whole gives them: a buffer on its own memory (readFileSync's is not pooled). */
+/** Bytes as a big file read whole gives them: a buffer on its own memory (a small file's is a slice of node's pool, 8-aligned too). */
 const asRead = (parts: Uint8Array[]) => {
   const joined = Buffer.concat(parts);
   const own = Buffer.from(new ArrayBuffer(joined.length));

@@ -108,6 +108,8 @@ describe('a stored answer printed from its file', () => {
     expect(copied(open).equals(rest)).toBe(true);
     // Asked for after that: null, nothing copied.
     expect(openAnswerText(home, 'main', view, token, start.bytes.length)).toBeNull();
+    // Copied once only: its file is closed after the copy.
+    expect(() => open.copy(() => undefined)).toThrow(/copied twice/);
   });
 });
 

@@ -3,7 +3,7 @@ import { conflict, usage } from '../../core/errors.js';
 import { agentDir } from '../../store/home.js';
 import { readWorkFile, type WorkRef } from '../../store/work-store.js';
 import { holderOf } from '../../ops/holder.js';
-import { claimNext, nothingRunnable, pick } from '../../ops/pick.js';
+import { claimNext, nothingClaimed, pick } from '../../ops/pick.js';
 import { workItemJson } from '../../core/workitem.js';
 import type { Ctx } from '../context.js';
 import { note, out, printJson } from '../output.js';
@@ -45,7 +45,7 @@ async function pickNext(ctx: Ctx, opts: { json?: boolean; ttl?: string; sync?: b
     const lostTo = readWorkFile((tried as WorkRef).file, (tried as WorkRef).id).item.claim;
     throw conflict(`${(tried as WorkRef).id} was claimed on another clone first, by ${lostTo?.holder ?? 'someone else'}; nothing else is runnable for ${agent}`, 'see `holon frontier`; nothing of this pick was kept');
   }
-  if (!r.ref) return nothingRunnable(r.answer, agent, r.lost);
+  if (!r.ref) return nothingClaimed(ctx, r, agent);
   const { ref, focus, view, lost } = r;
   if (opts.json) return printJson({ agent, focus: focus!.work_item, since: focus!.since, claim: view!.claim, item: workItemJson(view!), skipped: lost });
   out(`${ref.id}  ${view!.title}`);

@@ -2,6 +2,11 @@ import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { graphProject } from '../helpers/graph.js';
+import { project } from '../helpers/cli.js';
+import { HolonError } from '../../src/core/errors.js';
+import { makeOpsCtx } from '../../src/ops/context.js';
+import { frontierParts, partsText } from '../../src/ops/frontier.js';
+import { claimNext, nothingClaimed } from '../../src/ops/pick.js';
 
 /**
  * `holon pick` with no id claims the first item of the frontier's runnable channel, read from the
@@ -125,4 +130,30 @@ describe('pick with no id', () => {
       expect((await p.h(['frontier', '--json'], env)).stdout.length).toBeGreaterThan(300_000);
     }
   }, 120_000);
+
+  it('refuses with what a person must decide, not a conflict, when the answer it read the start of is replaced', async () => {
+    const p = await project();
+    const work = join(p.home, 'agents/main/work');
+    // Gates alone: nothing runnable, and needs_decision (never cut) makes an answer past the 32 KB a pick reads.
+    for (let i = 0; i < 150; i++) {
+      const id = `w-gate${String(i).padStart(4, '0')}`;
+      writeFileSync(join(work, `${id}.md`), `---\nid: "${id}"\ntitle: "decide ${i}"\nagent: "main"\nstatus: "open"\nclass: "user_gate"\ndecision_scope:\n  scope: "api:action:k${i}"\npriority: "P1"\ncreated_at: "2026-11-01T00:00:00Z"\nrevision: 1\n---\n\n## Objective\n\ndecide ${i}\n`);
+    }
+    // In this process throughout: an answer is stored for the code that made it (its build), so the
+    // CLI's would not be reused here.
+    const ctx = () => makeOpsCtx({}, { ...process.env, HOLON_NOW: NOW, HOLON_AGENT: 'main', HOLON_INDEX_AUTO: '0', HOLON_CACHE_DIR: 'off' }, p.dir);
+    expect(partsText(await frontierParts(ctx(), {})).length).toBeGreaterThan(40_000);
+    const r = await claimNext(ctx(), {}, 'main', 'agent:main');
+    expect(r.ref).toBeNull();
+    // Another call stores a new answer before the refusal reads the whole of the one it started from.
+    const gate = join(work, 'w-gate0003.md');
+    writeFileSync(gate, readFileSync(gate, 'utf8').replace('title: "decide 3"', 'title: "decide 3, now"'));
+    await frontierParts(ctx(), {});
+    expect(r.whole()).toBeNull();
+    const refusal = await nothingClaimed(ctx(), r, 'main').catch((err: unknown) => err as HolonError);
+    expect(refusal).toBeInstanceOf(HolonError);
+    expect((refusal as HolonError).kind).toBe('invalid');
+    expect((refusal as HolonError).message).toMatch(/nothing is runnable for main \(needs_decision 150/);
+    expect(String((refusal as HolonError).hint)).toMatch(/w-gate0003 .*"decide 3, now"/);
+  }, 60_000);
 });

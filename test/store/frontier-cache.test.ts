@@ -146,6 +146,13 @@ describe('a snapshot patched in place', () => {
       expect(again.mark).toBe(mark);
       expect(again.digest).toBe('e'.repeat(40));
     }
+    // An array that is not the view it was read as (same names, same count): built anew from the
+    // arrays given, its bytes left as they were.
+    const titles = Float64Array.of(40, 50, 60);
+    const before = Buffer.from(read.read!.buf);
+    writeStatIndex(path, { ...read, mark: 'e1:43', titles }, GRAPH_STAMP, dir, 'e'.repeat(40));
+    expect(read.read!.buf.equals(before)).toBe(true);
+    expect([...readStatIndex(path, GRAPH_STAMP)!.titles]).toEqual([40, 50, 60]);
     // Other names: built anew from the arrays given.
     const fewer = { ...read, names: 'a.md\nb.md', count: 2, stats: read.stats.slice(0, 8), hashes: read.hashes.slice(0, 2), titles: read.titles.slice(0, 2), prios: read.prios.slice(0, 2), starts: undefined };
     writeStatIndex(path, fewer, GRAPH_STAMP, dir, 'f'.repeat(40));

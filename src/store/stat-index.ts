@@ -83,7 +83,7 @@ export interface StatIndex {
    * (graph-index.ts), they hold the snapshot as it is now, and writeStatIndex writes them again with
    * the new digest and mark rather than building megabytes anew (fresh memory: store/aligned.ts).
    */
-  read?: { buf: Buffer; names: string; markAt: number; at: number };
+  read?: { buf: Buffer; names: string };
 }
 
 /** The snapshot's stored name starts, while they are its names'. */
@@ -155,14 +155,8 @@ function headEnd(buf: Buffer, stamp: string): number | null {
   return FIXED + len;
 }
 
-/** The snapshot at `path`, or null: none, torn, another layout, or written by a build with another stamp. */
-export function readStatIndex(path: string, stamp: string): StatIndex | null {
-  let buf: Buffer;
-  try {
-    buf = readFileSync(path);
-  } catch {
-    return null;
-  }
+/** Where a snapshot's parts are in `buf` (its head says), or null: another layout or stamp, or torn. */
+function layout(buf: Buffer, stamp: string) {
   const stampEnd = headEnd(buf, stamp);
   if (stampEnd === null) return null;
   const count = buf.readUInt32LE(4);
@@ -171,17 +165,43 @@ export function readStatIndex(path: string, stamp: string): StatIndex | null {
   const head = markEnd + DIGEST + SIG;
   const at = pad8(head + namesLen);
   const startsAt = at + (count * PER_FILE + SUMS) * 8;
-  if (buf.length !== startsAt + (count + 1) * 4) return null;
+  return buf.length === startsAt + (count + 1) * 4 ? { count, namesLen, stampEnd, markEnd, head, at, startsAt } : null;
+}
+
+/** The snapshot at `path`, or null: none, torn, another layout, or written by a build with another stamp. */
+export function readStatIndex(path: string, stamp: string): StatIndex | null {
+  let buf: Buffer;
+  try {
+    buf = readFileSync(path);
+  } catch {
+    return null;
+  }
+  const l = layout(buf, stamp);
+  if (!l) return null;
+  const { count, stampEnd, markEnd, head, at, startsAt } = l;
   const numbers = alignedView(Float64Array, buf, at, count * PER_FILE + SUMS);
   const starts = alignedView(Uint32Array, buf, startsAt, count + 1);
-  const names = buf.toString('utf8', head, head + namesLen);
+  const names = buf.toString('utf8', head, head + l.namesLen);
   if ((count > 0 && starts[0] !== 0) || starts[count] !== names.length + 1) return null;
   return {
-    read: { buf, names, markAt: stampEnd, at },
+    read: { buf, names },
     names, count, starts: { of: names, at: starts }, stats: numbers.subarray(0, count * 4), hashes: numbers.subarray(count * 4, count * 5),
     titles: numbers.subarray(count * 5, count * 6), prios: numbers.subarray(count * 6, count * 7), sums: numbers.subarray(count * 7), mark: buf.toString('utf8', stampEnd, markEnd),
     digest: buf.toString('latin1', markEnd, markEnd + DIGEST).trim(), sig: buf.toString('latin1', markEnd + DIGEST, head).trim(),
   };
+}
+
+/** A snapshot's head: magic, lengths, stamp, mark, digest (padded) and the names' signature (padded). */
+function putHead(buf: Buffer, count: number, namesLen: number, stamp: Buffer, mark: Buffer, digest: string, sig: string): void {
+  buf.writeUInt32LE(MAGIC, 0);
+  buf.writeUInt32LE(count, 4);
+  buf.writeUInt32LE(namesLen, 8);
+  buf.writeUInt32LE(stamp.length, 12);
+  buf.writeUInt32LE(mark.length, 16);
+  stamp.copy(buf, FIXED);
+  mark.copy(buf, FIXED + stamp.length);
+  buf.write(digest.padEnd(DIGEST, ' '), FIXED + stamp.length + mark.length, DIGEST, 'latin1');
+  buf.write(sig.padEnd(SIG, ' '), FIXED + stamp.length + mark.length + DIGEST, SIG, 'latin1');
 }
 
 /**
@@ -194,13 +214,11 @@ export function writeStatIndex(path: string, idx: StatIndex, stamp: string, tmpD
   const sum = digest ?? listingDigest(idx.names, stats);
   const st = Buffer.from(stamp, 'utf8');
   const mark = Buffer.from(idx.mark, 'utf8');
-  const again = asRead(idx, st, mark);
+  const again = asRead(idx, stamp, mark);
   if (again) {
-    // The bytes it was read from, its numbers patched in them already: the head's digest, signature
-    // and mark (of the same length) written over, and the whole written as it is.
-    mark.copy(again, FIXED + st.length);
-    again.write(sum.padEnd(DIGEST, ' '), FIXED + st.length + mark.length, DIGEST, 'latin1');
-    again.write(snapshotSig(idx).padEnd(SIG, ' '), FIXED + st.length + mark.length + DIGEST, SIG, 'latin1');
+    // The bytes it was read from, its numbers patched in them already: a new head (the same lengths)
+    // over the old one, and the whole written as it is.
+    putHead(again, idx.count, again.readUInt32LE(8), st, mark, sum, snapshotSig(idx));
     writeCache(path, again, tmpDir);
     return;
   }
@@ -210,15 +228,7 @@ export function writeStatIndex(path: string, idx: StatIndex, stamp: string, tmpD
   const startsAt = at + (idx.count * PER_FILE + SUMS) * 8;
   const starts = startsOf(idx) ?? nameStarts(idx.names, idx.count);
   const buf = Buffer.alloc(startsAt + (idx.count + 1) * 4);
-  buf.writeUInt32LE(MAGIC, 0);
-  buf.writeUInt32LE(idx.count, 4);
-  buf.writeUInt32LE(names.length, 8);
-  buf.writeUInt32LE(st.length, 12);
-  buf.writeUInt32LE(mark.length, 16);
-  st.copy(buf, FIXED);
-  mark.copy(buf, FIXED + st.length);
-  buf.write(sum.padEnd(DIGEST, ' '), FIXED + st.length + mark.length, DIGEST, 'latin1');
-  buf.write(snapshotSig(idx).padEnd(SIG, ' '), FIXED + st.length + mark.length + DIGEST, SIG, 'latin1');
+  putHead(buf, idx.count, names.length, st, mark, sum, snapshotSig(idx));
   names.copy(buf, head);
   buf.set(new Uint8Array(idx.stats.buffer, idx.stats.byteOffset, idx.count * 32), at);
   buf.set(new Uint8Array(idx.hashes.buffer, idx.hashes.byteOffset, idx.count * 8), at + idx.count * 32);
@@ -264,17 +274,17 @@ export function nanFiles(stats: Float64Array): number[] {
  * names and count, a mark of the same length, and every array still the view readStatIndex made (a
  * snapshot built anew, or given other arrays, is written from them).
  */
-function asRead(idx: StatIndex, stamp: Buffer, mark: Buffer): Buffer | null {
+function asRead(idx: StatIndex, stamp: string, mark: Buffer): Buffer | null {
   const r = idx.read;
-  if (!r || r.names !== idx.names || r.buf.readUInt32LE(4) !== idx.count || r.buf.readUInt32LE(16) !== mark.length) return null;
-  if (r.markAt !== FIXED + stamp.length || !r.buf.subarray(FIXED, r.markAt).equals(stamp)) return null;
+  const l = r && r.names === idx.names ? layout(r.buf, stamp) : null;
+  if (!r || !l || l.count !== idx.count || l.markEnd - l.stampEnd !== mark.length) return null;
   const n = idx.count;
-  const at = r.buf.byteOffset + r.at;
+  const at = r.buf.byteOffset + l.at;
   const views: Array<[Float64Array | Uint32Array, number, number]> = [
     [idx.stats, at, 4 * n], [idx.hashes, at + 32 * n, n], [idx.titles, at + 40 * n, n], [idx.prios, at + 48 * n, n], [idx.sums, at + 56 * n, SUMS],
   ];
   const starts = startsOf(idx);
-  if (starts) views.push([starts, at + (n * PER_FILE + SUMS) * 8, n + 1]);
+  if (starts) views.push([starts, r.buf.byteOffset + l.startsAt, n + 1]);
   return views.every(([a, from, length]) => a.buffer === r.buf.buffer && a.byteOffset === from && a.length === length) ? r.buf : null;
 }
 

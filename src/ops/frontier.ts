@@ -146,9 +146,9 @@ async function limitedFromDefault(ctx: OpsCtx, view: FrontierView, at: { agent: 
     restampFrontier(home, agent, view, { ...cached.header, fp: keptFp });
     return { parts: reuseParts(cached, nowIso) };
   }
-  const { limitedAnswer, JoinedBytes } = await import('../store/frontier-limit.js');
-  // (A patched or evaluated answer is in parts, not joined: megabytes of fresh memory at 50,000 items.)
-  const text = !token ? null : base.rest ? base.rest() : new JoinedBytes(base.parts);
+  const { limitedAnswer } = await import('../store/frontier-limit.js');
+  // (A patched or evaluated answer in its parts, not joined: megabytes of fresh memory at 50,000 items.)
+  const text = !token ? null : base.rest ? base.rest() : base.parts;
   const cut = text && limitedAnswer(text, view.limit!, NOT_RUNNABLE_SHOWN);
   if (!cut) {
     trace('frontier: not cut from the default answer');

@@ -2,9 +2,6 @@ import { CHANNELS } from '../core/frontier-codes.js';
 import { indented } from '../core/json-parts.js';
 import { JoinedBytes } from './joined-bytes.js';
 
-// For the caller, which loads this module lazily.
-export { JoinedBytes };
-
 /**
  * The answer of `holon frontier --limit N` (what a person sees: 10 a channel) cut out of the default
  * answer's text, which lists every channel in full but not_runnable, of which it shows the first
@@ -33,12 +30,13 @@ const PROBLEMS = Buffer.from('\n  "problems": ');
 const CUT = CHANNELS.filter((c) => c !== 'needs_decision');
 
 /**
- * The limited answer's text in parts, and its `now` (as the default answer's text has it). The text as
- * one buffer, or in parts (a patched answer: store/joined-bytes.ts), never joined.
+ * The limited answer's text in parts, and its `now` (as the default answer's text has it). The default
+ * answer as one buffer, or in parts (a patched or evaluated one), read as one text without joining
+ * them (store/joined-bytes.ts).
  */
-export function limitedAnswer(given: Buffer | JoinedBytes, limit: number, cap: number): { parts: Buffer[]; now: string } | null {
+export function limitedAnswer(given: Buffer | ReadonlyArray<string | Uint8Array>, limit: number, cap: number): { parts: Buffer[]; now: string } | null {
   if (!(Number.isInteger(limit) && limit > 0)) return null;
-  const text = given instanceof JoinedBytes ? given : new JoinedBytes([given]);
+  const text = new JoinedBytes(Buffer.isBuffer(given) ? [given] : given);
   const headEnd = text.indexOf(RUNNABLE);
   if (headEnd < 1 || text.at(headEnd - 1) !== 0x2c) return null;
   let head: { now?: unknown; counts?: Record<string, unknown> };

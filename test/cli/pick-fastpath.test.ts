@@ -2,7 +2,7 @@ import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { graphProject } from '../helpers/graph.js';
-import { project } from '../helpers/cli.js';
+import { cleanEnv, project } from '../helpers/cli.js';
 import { HolonError } from '../../src/core/errors.js';
 import { makeOpsCtx } from '../../src/ops/context.js';
 import { frontierParts, partsText } from '../../src/ops/frontier.js';
@@ -141,7 +141,7 @@ describe('pick with no id', () => {
     }
     // In this process throughout: an answer is stored for the code that made it (its build), so the
     // CLI's would not be reused here.
-    const ctx = () => makeOpsCtx({}, { ...process.env, HOLON_NOW: NOW, HOLON_AGENT: 'main', HOLON_INDEX_AUTO: '0', HOLON_CACHE_DIR: 'off' }, p.dir);
+    const ctx = () => makeOpsCtx({}, { ...cleanEnv(), HOLON_NOW: NOW, HOLON_AGENT: 'main', HOLON_INDEX_AUTO: '0' }, p.dir);
     expect(partsText(await frontierParts(ctx(), {})).length).toBeGreaterThan(40_000);
     const r = await claimNext(ctx(), {}, 'main', 'agent:main');
     expect(r.ref).toBeNull();

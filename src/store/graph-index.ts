@@ -43,6 +43,9 @@ export interface LoadedGraph {
 
 const idxOf = (cachePath: string) => cachePath.slice(0, -'.json'.length) + '.idx';
 
+/** How many files a first load parses (not taken from the content cache) and still defers the graph cache: at least this, or a 32nd of the files. */
+const DEFER_PARSES = 32;
+
 /** An agent's graph snapshot (stat-index.ts), if this build wrote it. */
 export const readSnapshot = (listingCachePath: string) => readStatIndex(idxOf(listingCachePath), GRAPH_STAMP);
 
@@ -77,13 +80,17 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph, conte
     }
   }
   const patch: Patch = [];
-  // The first load in a fresh local/ (no snapshot of this build yet) that takes every entry from the
+  // The first load in a fresh local/ (no snapshot of this build yet) that takes its entries from the
   // content cache does not write the graph cache: a base is megabytes of JSON at 10,000 files (a fifth
   // of a cold call's cpu with the stat keys it needs), and the calls after this one read the snapshot
   // and the answer, not the graph. A later full load adopts the content cache again and writes it then.
-  // Null once a file is not taken (a parse): the graph cache is written as always. Holds the listing
-  // indexes taken so far, whose entries get their stat keys then (they keep their blob keys until).
+  // A few files git does not vouch for (records changed and not committed yet) are parsed and stay
+  // deferred too: that later load parses them once more, some 60 us each, where writing the base costs
+  // over 1 us for every file. Null once more than DEFER_PARSES are parsed: the graph cache is written as
+  // always. Holds the listing indexes taken so far, whose entries get their stat keys then (they keep
+  // their blob keys until).
   let deferred: number[] | null = adopted && !statIndexStamped(idxOf(cachePath), GRAPH_STAMP) ? [] : null;
+  let parsesLeft = Math.max(DEFER_PARSES, names.length >> 5);
   const undefer = () => {
     for (const j of deferred!) {
       const n = names[j];
@@ -122,7 +129,11 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph, conte
     if (deferred) {
       taken = vouched ? (cc!.take(name, i) as Entry | null) : null;
       if (taken) deferred.push(i);
-      else undefer();
+      else if (parsesLeft-- > 0) {
+        // Parsed below, its entry (stat-keyed) in place of the adopted one, which is another blob's.
+        key = keyAt(stats, i);
+        entry = undefined;
+      } else undefer();
     }
     if (!deferred) {
       key = keyAt(stats, i);
@@ -131,7 +142,7 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph, conte
       if (adopted && entry && entry[0] === key) entry = undefined;
       taken = vouched && (!entry || entry[0] !== key) ? (cc!.take(name, i) as Entry | null) : null;
     }
-    if (deferred) entry = taken!;
+    if (deferred && taken) entry = taken;
     else if (taken) {
       // The blob's entry under this file's key (never matching if racy, as for a parse below).
       taken[0] = racy.has(name) ? '~' + key : key;
@@ -170,7 +181,7 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph, conte
     if (entry[1]) out.slims.push(entry[1], id, agent);
     else if (entry[2]) out.problems.push(entry[2]);
   }
-  if (deferred) trace(`${agent}: graph cache not written (every entry from the content cache)`);
+  if (deferred) trace(`${agent}: graph cache not written (${deferred.length === count ? 'every entry' : `${deferred.length} of ${count} entries`} from the content cache)`);
   else if (count !== cachedCount(entries)) {
     // Files that disappeared leave entries behind.
     for (const name of Object.keys(entries)) {

@@ -149,15 +149,46 @@ describe('the machine content cache', () => {
     expect(fourth.json).toEqual(third.json);
   });
 
-  it('a fresh clone with one file git cannot vouch for writes the graph cache at once', async () => {
+  it('a fresh clone with a few files git cannot vouch for parses them and still writes no graph cache; the next full evaluation parses them again', async () => {
     const { dir, ids } = await origin();
     const { cache } = await warmCache(dir);
     const c = await cloneOf(dir);
+    const graphCache = join(c, '.holon/local/cache/graph-main.json');
+    // Records changed and not committed: one with a line more, one closed (its verdict moves).
     writeFileSync(workFile(c, ids[N - 1]), readFileSync(workFile(c, ids[N - 1]), 'utf8') + '\nA line.\n');
+    const open = (await full(c)).runnable[0].id as string;
+    writeFileSync(workFile(c, open), readFileSync(workFile(c, open), 'utf8').replace('status: "open"', 'status: "done"'));
     const r = await frontier(c, { HOLON_CACHE_DIR: cache });
-    expect(r.cc).toEqual({ taken: N - 1, of: N, learned: 0 });
+    expect(r.cc).toEqual({ taken: N - 2, of: N, learned: 0 });
+    expect(r.stderr).toContain(`main: graph cache not written (${N - 2} of ${N} entries from the content cache)`);
+    expect(existsSync(graphCache)).toBe(false);
+    expect(verdict(r.json, open)).toBe('closed');
+    expect(r.json).toEqual(await full(c));
+    // An evaluation again (no cached answer): the two files parsed once more, and the graph cache written now.
+    for (const f of readdirSync(join(c, '.holon/local/cache'))) if (f.startsWith('frontier-main-')) rmSync(join(c, '.holon/local/cache', f));
+    const again = await frontier(c, { HOLON_CACHE_DIR: cache });
+    expect(again.cc).toEqual({ taken: N - 2, of: N, learned: 0 });
+    expect(again.stderr).not.toContain('graph cache not written');
+    expect(existsSync(graphCache)).toBe(true);
+    expect(again.json).toEqual(r.json);
+  });
+
+  it('a fresh clone with more files git cannot vouch for than a first load parses and defers writes the graph cache at once', async () => {
+    const { dir, ids } = await origin();
+    const { cache } = await warmCache(dir);
+    const c = await cloneOf(dir);
+    // graph-index.ts DEFER_PARSES: 32 at N = 40 files.
+    for (const id of ids.slice(0, 33)) writeFileSync(workFile(c, id), readFileSync(workFile(c, id), 'utf8') + '\nA line.\n');
+    const r = await frontier(c, { HOLON_CACHE_DIR: cache });
+    expect(r.cc).toEqual({ taken: N - 33, of: N, learned: 0 });
+    expect(r.stderr).not.toContain('graph cache not written');
     expect(existsSync(join(c, '.holon/local/cache/graph-main.json'))).toBe(true);
     expect(r.json).toEqual(await full(c));
+    // The graph cache it wrote answers the next evaluation (no content cache asked), alike.
+    for (const f of readdirSync(join(c, '.holon/local/cache'))) if (f.startsWith('frontier-main-')) rmSync(join(c, '.holon/local/cache', f));
+    const again = await frontier(c, { HOLON_CACHE_DIR: cache });
+    expect(again.cc).toBeNull();
+    expect(again.json).toEqual(r.json);
   });
 
   it('never keeps a problem (it names its file, which is the checkout\'s): each clone reports its own path', async () => {

@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from './random.js';
 
@@ -9,26 +9,19 @@ import { randomBytes } from './random.js';
  */
 export function writeCache(path: string, text: string | Uint8Array | Iterable<string | Uint8Array>, tmpDir: string): boolean {
   try {
-    mkdirSync(dirname(path), { recursive: true });
-    mkdirSync(tmpDir, { recursive: true });
     const tmp = join(tmpDir, `${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
     let size = 0;
-    if (typeof text !== 'string' && !(text instanceof Uint8Array)) {
-      // Parts written one by one (a generator makes each only when it is written): joining megabytes
-      // of text first would copy it once more and hold it all at once.
-      const fd = openSync(tmp, 'w');
-      try {
-        for (const part of text) {
-          const buf = typeof part === 'string' ? Buffer.from(part) : part;
-          for (let off = 0; off < buf.length;) off += writeSync(fd, buf, off);
-          size += buf.length;
-        }
-      } finally {
-        closeSync(fd);
+    // Parts written one by one (a generator makes each only when it is written): joining megabytes
+    // of text first would copy it once more and hold it all at once.
+    const fd = madeIfMissing(() => openSync(tmp, 'w'), tmpDir);
+    try {
+      for (const part of typeof text === 'string' || text instanceof Uint8Array ? [text] : text) {
+        const buf = typeof part === 'string' ? Buffer.from(part) : part;
+        for (let off = 0; off < buf.length;) off += writeSync(fd, buf, off);
+        size += buf.length;
       }
-    } else {
-      writeFileSync(tmp, text);
-      size = text.length;
+    } finally {
+      closeSync(fd);
     }
     // ext4 (auto_da_alloc) writes a file's data out before a rename that replaces another file: 10 to
     // 20 ms for a few MB, care a cache does not need (see above). A big one goes to a free name: the
@@ -42,7 +35,7 @@ export function writeCache(path: string, text: string | Uint8Array | Iterable<st
       }
     }
     try {
-      renameSync(tmp, path);
+      madeIfMissing(() => renameSync(tmp, path), dirname(path));
     } catch (err) {
       try { unlinkSync(tmp); } catch { /* gone */ }
       // The old file back where it was: a write that fails keeps what was there.
@@ -59,6 +52,21 @@ export function writeCache(path: string, text: string | Uint8Array | Iterable<st
   } catch {
     // Caches are optional.
     return false;
+  }
+}
+
+/**
+ * `act` (which needs the folder `dir`), the folder made first only where it is missing: a cache write
+ * is done by most commands, a few of them each, and a recursive mkdir of a folder that exists is two
+ * system calls and some path work every time.
+ */
+function madeIfMissing<T>(act: () => T, dir: string): T {
+  try {
+    return act();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    mkdirSync(dir, { recursive: true });
+    return act();
   }
 }
 

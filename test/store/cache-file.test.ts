@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/cli.js';
@@ -20,6 +20,21 @@ describe('a cache file written whole (writeCache)', () => {
       expect(readdirSync(tmp)).toEqual([]);
     });
   }
+
+  it('makes a folder that is missing, its own or the temp one, whenever it is missing', () => {
+    const dir = tempDir();
+    const path = join(dir, 'cache', 'x.bin');
+    const tmp = join(dir, 'tmp');
+    expect(writeCache(path, 'one', tmp)).toBe(true);
+    // The cache folder removed (by hand, or a cleanup) while the temp one stays, then the other way round.
+    rmSync(join(dir, 'cache'), { recursive: true });
+    expect(writeCache(path, ['tw', Buffer.from('o')], tmp)).toBe(true);
+    expect(readFileSync(path, 'utf8')).toBe('two');
+    rmSync(tmp, { recursive: true });
+    expect(writeCache(path, 'three', tmp)).toBe(true);
+    expect(readFileSync(path, 'utf8')).toBe('three');
+    expect(readdirSync(tmp)).toEqual([]);
+  });
 
   it('says it could not write where it cannot, and keeps the old file', () => {
     const dir = tempDir();

@@ -281,11 +281,28 @@ export function storeFrontier(home: Home, agent: string, view: FrontierView, h: 
   writeCache(textPath(home, agent, view), [token + '\n', ...(Array.isArray(text) ? text : [text])], join(home.local, 'tmp'));
   if (titles?.cut) storeCut(home, agent, view, lineage, titles.cut);
   // Only with a new lineage: the answers of an older one keep theirs.
-  if (deps && !h.lineage) writeCache(depsPath(home, agent, view), [`${lineage}\n`, ...depParts(deps)], join(home.local, 'tmp'));
+  if (deps && !h.lineage) storeDeps(home, agent, view, lineage, deps);
   // Without one, the answer is reused only while no work file changes (see frontier-titles.ts).
   if (titles) storeTitleIndex(home, agent, view, token, titles);
   restampFrontier(home, agent, view, { ...h, token, lineage });
   return token;
+}
+
+const storeDeps = (home: Home, agent: string, view: FrontierView, lineage: string, deps: DepIndex) =>
+  writeCache(depsPath(home, agent, view), [`${lineage}\n`, ...depParts(deps)], join(home.local, 'tmp'));
+
+/**
+ * The entries left out, in a new order (frontier-cut.ts MovedCut), and the read index with their codes
+ * in that order, under a new lineage, which is returned: the header that names it is written last, so
+ * a call that stops between these writes leaves an answer whose lineage names neither file (and a
+ * change after it is evaluated, never patched with the codes in the old order). Without a read index
+ * (`deps` null) the next change is evaluated too.
+ */
+export function reorderCut(home: Home, agent: string, view: FrontierView, cut: CutIndex, order: number[], deps: DepIndex | null): string {
+  const lineage = randomBytes(8).toString('hex');
+  storeCut(home, agent, view, lineage, cut);
+  if (deps && deps.cutCodes.length === order.length) storeDeps(home, agent, view, lineage, { ...deps, cutCodes: order.map((n) => deps.cutCodes[n]) });
+  return lineage;
 }
 
 /** The title index of the answer under `token`. */

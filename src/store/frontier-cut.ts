@@ -96,12 +96,22 @@ export interface CutCheck {
   holder: string;
 }
 
+/** The entries left out after a priority changed among them: in order of their keys again. */
+export interface MovedCut extends CutIndex {
+  /**
+   * Where an entry moved within the cut (a new key past a neighbour's): per entry now, its place
+   * before. The read index keeps the entries' codes in the cut's order (frontier-deps.ts cutCodes), and
+   * a patch takes the entries in that order where they come into view: both must follow.
+   */
+  order?: number[];
+}
+
 /**
- * The entries left out with their new priority hashes and keys, when the hidden sums moved by them
- * alone and each still sorts after the last entry shown; null when not (then the answer is
- * evaluated again).
+ * The entries left out with their new priority hashes and keys, in key order, when the hidden sums
+ * moved by them alone and each still sorts after the last entry shown; null when not (then the
+ * answer is evaluated again).
  */
-export function stillLeftOut(home: Home, cut: CutIndex, x: CutCheck): CutIndex | null {
+export function stillLeftOut(home: Home, cut: CutIndex, x: CutCheck): MovedCut | null {
   const c = CHANNELS.indexOf('not_runnable');
   const [count, left] = x.channels[c];
   if (!count || left !== cut.keys.length) return null;
@@ -144,5 +154,26 @@ export function stillLeftOut(home: Home, cut: CutIndex, x: CutCheck): CutIndex |
     keys[n] = now;
     numsNow[3 * n + 2] = x.snaps[k].prios[i];
   }
-  return { keys, nums: numsNow };
+  const order = reordered(keys, moved);
+  if (!order) return { keys, nums: numsNow };
+  const sorted = new Float64Array(numsNow.length);
+  order.forEach((n, j) => sorted.set(numsNow.subarray(3 * n, 3 * n + 3), 3 * j));
+  return { keys: order.map((n) => keys[n]), nums: sorted, order };
+}
+
+/**
+ * The cut's order by key after the keys at `moved` changed (the others were in order, and kept their
+ * keys): null when every moved key still sorts between its neighbours, else per place the entry's
+ * place before, the moved ones merged into the rest.
+ */
+export function reordered(keys: string[], moved: number[]): number[] | null {
+  const last = keys.length - 1;
+  if (moved.every((n) => (n === 0 || keys[n - 1] < keys[n]) && (n === last || keys[n] < keys[n + 1]))) return null;
+  const isMoved = new Set(moved);
+  const rest: number[] = [];
+  for (let n = 0; n <= last; n++) if (!isMoved.has(n)) rest.push(n);
+  const mv = [...isMoved].sort((a, b) => (keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : a - b));
+  const order: number[] = [];
+  for (let i = 0, j = 0; i < rest.length || j < mv.length;) order.push(j >= mv.length || (i < rest.length && keys[rest[i]] <= keys[mv[j]]) ? rest[i++] : mv[j++]);
+  return order;
 }

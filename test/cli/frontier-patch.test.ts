@@ -58,6 +58,15 @@ describe('the frontier patched after a change', () => {
     expect(where(afterComplete.f, top)).toBe('closed or cut');
     await ok('pick');
     expect((await same('pick without id')).how).toBe('patched');
+    // A priority lowered where the cap leaves the entry out: reused, the cut updated (frontier-cut.ts).
+    // The entry moves within the cut, which must stay in key order: the patches below bring entries
+    // left out into view in the cut's order (before the cut was put in order again, the next patch
+    // showed this entry in its old place, unlike a full evaluation).
+    const leftOut = JSON.parse((await ok('frontier', '--json', '--all')).stdout).not_runnable.slice(50).find((e: any) => e.priority !== 'P4');
+    expect(leftOut).toBeTruthy();
+    await ok('edit', leftOut.id, '--priority', 'P4');
+    const lowered = await same('a priority lowered where it is not shown');
+    expect(lowered.trace).toMatch(/frontier: reused \(same digest, a priority changed where it is not shown\)/);
 
     // A dependency done: its open dependent (every fifth item depends on the one before) becomes runnable.
     // (Found in the whole list: the dependent may be among the entries the cap leaves out.)

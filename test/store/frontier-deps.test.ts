@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cutParts, parseCut, type CutIndex } from '../../src/store/frontier-cut.js';
+import { cutParts, parseCut, reordered, type CutIndex } from '../../src/store/frontier-cut.js';
 import { depParts, DepRows, parseDeps, type DepIndex, type DepRow } from '../../src/store/frontier-deps.js';
 
 /**
@@ -80,5 +80,18 @@ describe('the cut as stored', () => {
     expect(parseCut(bytes.subarray(0, -1))).toBeNull();
     // The older layout: one JSON array of [listing, position, priority hash, key] per entry.
     expect(parseCut(Buffer.from(JSON.stringify([[0, 3, 123456789012, '14 0\u0000w-3']])))).toBeNull();
+  });
+});
+
+describe('the cut in key order after a priority changed in it (reordered)', () => {
+  it('says nothing moved while each new key sorts between its neighbours, else where each entry was', () => {
+    expect(reordered(['a', 'd', 'e', 'g'], [1])).toBeNull();
+    expect(reordered(['a', 'c', 'e', 'g'], [0, 3])).toBeNull();
+    expect(reordered(['a', 'h', 'e', 'g'], [1])).toEqual([0, 2, 3, 1]);
+    expect(reordered(['a', 'c', 'e', 'b'], [3])).toEqual([0, 3, 1, 2]);
+    // Two moved past each other and past the rest.
+    expect(reordered(['z', 'c', 'e', 'b'], [0, 3])).toEqual([3, 1, 2, 0]);
+    expect(reordered(['b', 'a'], [1])).toEqual([1, 0]);
+    expect(reordered(['x'], [0])).toBeNull();
   });
 });

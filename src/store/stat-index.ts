@@ -252,16 +252,25 @@ const NAN_BYTES = Buffer.from(new Float64Array([NaN]).buffer);
 export function nanFiles(stats: Float64Array): number[] {
   if (!stats.includes(NaN)) return [];
   const bytes = Buffer.from(stats.buffer, stats.byteOffset, stats.byteLength);
-  const rest = new Float64Array(stats);
   // In order, since the search goes forward: a file with several NaNs is met in a row.
   const found: number[] = [];
-  for (let at = bytes.indexOf(NAN_BYTES); at >= 0; at = bytes.indexOf(NAN_BYTES, at + 1)) {
-    if (at % 8) continue;
-    rest[at / 8] = 0;
-    const i = Math.floor(at / 32);
-    if (found[found.length - 1] !== i) found.push(i);
+  // Each NaN found is cleared in place for the check below, and put back after it: a copy of the
+  // numbers to clear them in (1.6 MB at 50,000 files) cost more, in fresh memory, than the search.
+  const cleared: number[] = [];
+  let other: boolean;
+  try {
+    for (let at = bytes.indexOf(NAN_BYTES); at >= 0; at = bytes.indexOf(NAN_BYTES, at + 1)) {
+      if (at % 8) continue;
+      stats[at / 8] = 0;
+      cleared.push(at);
+      const i = Math.floor(at / 32);
+      if (found[found.length - 1] !== i) found.push(i);
+    }
+    other = stats.includes(NaN);
+  } finally {
+    for (const at of cleared) bytes.set(NAN_BYTES, at);
   }
-  if (rest.includes(NaN)) {
+  if (other) {
     const all: number[] = [];
     for (let i = 0; 4 * i < stats.length; i++) if (Number.isNaN(stats[4 * i])) all.push(i);
     return all;

@@ -296,7 +296,8 @@ async function fuzz(seed: number, opts: { n: number; steps: number; keeper?: boo
   return { paths, log };
 }
 
-// FUZZ_SEEDS=10-40 (or 5,9) runs those seeds instead, FUZZ_KEEPER=1 each with a keeper: for a longer hunt.
+// FUZZ_SEEDS=10-40 (or 5,9) runs those seeds instead, FUZZ_KEEPER=1 each with a keeper, FUZZ_N=300 each
+// with that many items (past some 200 the default view's cap leaves entries out): for a longer hunt.
 const range = process.env.FUZZ_SEEDS?.split(',').flatMap((r) => {
   const [a, b = a] = r.split('-').map(Number);
   return Array.from({ length: b - a + 1 }, (_, i) => a + i);
@@ -305,7 +306,7 @@ const range = process.env.FUZZ_SEEDS?.split(',').flatMap((r) => {
 describe.runIf(range)('the frontier fast path, fuzzed: the seeds asked for', () => {
   for (const seed of range ?? []) {
     it(`seed ${seed}`, async () => {
-      const { paths } = await fuzz(seed, { n: 80 + (seed % 5) * 20, steps: Number(process.env.FUZZ_STEPS ?? 40), keeper: process.env.FUZZ_KEEPER === '1', contentCache: process.env.FUZZ_CC === '1' });
+      const { paths } = await fuzz(seed, { n: Number(process.env.FUZZ_N ?? 80 + (seed % 5) * 20), steps: Number(process.env.FUZZ_STEPS ?? 40), keeper: process.env.FUZZ_KEEPER === '1', contentCache: process.env.FUZZ_CC === '1' });
       console.log(`seed ${seed}:`, JSON.stringify(paths));
     }, 600_000);
   }

@@ -2,7 +2,7 @@ import type { Frontier } from '../core/frontier.js';
 import type { RecordProblem } from '../core/record-codec.js';
 import { jsonParts } from '../core/json-parts.js';
 import { iso } from '../core/time.js';
-import { frontierFingerprint, graphFingerprint, headerFor, openAnswerText, readAnswerText, readCachedFrontier, readCut, readDeps, readTitleIndex, reorderCut, restampFrontier, reuseParts, stillValid, storeCut, storeFrontier, storeTitleIndex, withNow, type CachedFrontier, type FrontierHeader, type FrontierView, type TextCopy } from '../store/frontier-cache.js';
+import { frontierFingerprint, graphFingerprint, headerFor, openAnswerText, readAnswerText, readCachedFrontier, readCut, readDeps, readTitleIndex, restampFrontier, reuseParts, stillValid, storeCut, storeFrontier, storeTitleIndex, withNow, type CachedFrontier, type FrontierHeader, type FrontierView, type TextCopy } from '../store/frontier-cache.js';
 import { currentTitles, titleIndexOf } from '../store/frontier-titles.js';
 import type { Titled } from '../store/stat-index.js';
 import { quickDigest, type Entry, type Listing } from '../store/graph-index.js';
@@ -329,17 +329,11 @@ function withTitles(home: Home, agent: string, holder: string, view: FrontierVie
     cut: () => readCut(home, agent, view, prev.header.lineage),
   });
   if (!current) return null;
-  let { lineage } = prev.header;
-  if (current.cut && lineage) {
-    const { order, ...cut } = current.cut;
-    // An entry that moved within the cut: the cut and the read index under a new lineage (reorderCut).
-    if (order) lineage = reorderCut(home, agent, view, cut, order, readDeps(home, agent, view, lineage));
-    else storeCut(home, agent, view, lineage, cut);
-  }
+  if (current.cut && prev.header.lineage) storeCut(home, agent, view, prev.header.lineage, current.cut);
   if (!current.patched) {
     trace(`frontier: reused (same digest, ${current.cut ? 'a priority changed where it is not shown' : 'same titles'})`);
     if (current.reindexed) storeTitleIndex(home, agent, view, prev.header.token, current.index);
-    const header = { ...prev.header, fp, lineage };
+    const header = { ...prev.header, fp };
     restampFrontier(home, agent, view, header);
     // Its start alone, where only that was read (a pick): the rest on demand, as a reused answer's.
     const read = whole.read() ?? prev;
@@ -347,7 +341,7 @@ function withTitles(home: Home, agent: string, holder: string, view: FrontierVie
   }
   trace(`frontier: reused with ${current.patched} entr${current.patched === 1 ? 'y' : 'ies'} patched`);
   // Stored as it was made (its `now` the header's), printed with this call's.
-  const { token: _, ...header } = { ...prev.header, fp, lineage };
+  const { token: _, ...header } = { ...prev.header, fp };
   const token = storeFrontier(home, agent, view, header, current.parts, current.index);
   return { parts: withNow(current.parts, prev.header.now, nowIso), header: { ...header, token } };
 }

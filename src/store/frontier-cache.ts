@@ -291,20 +291,6 @@ export function storeFrontier(home: Home, agent: string, view: FrontierView, h: 
 const storeDeps = (home: Home, agent: string, view: FrontierView, lineage: string, deps: DepIndex) =>
   writeCache(depsPath(home, agent, view), [`${lineage}\n`, ...depParts(deps)], join(home.local, 'tmp'));
 
-/**
- * The entries left out, in a new order (frontier-cut.ts MovedCut), and the read index with their codes
- * in that order, under a new lineage, which is returned: the header that names it is written last, so
- * a call that stops between these writes leaves an answer whose lineage names neither file (and a
- * change after it is evaluated, never patched with the codes in the old order). Without a read index
- * (`deps` null) the next change is evaluated too.
- */
-export function reorderCut(home: Home, agent: string, view: FrontierView, cut: CutIndex, order: number[], deps: DepIndex | null): string {
-  const lineage = randomBytes(8).toString('hex');
-  storeCut(home, agent, view, lineage, cut);
-  if (deps && deps.cutCodes.length === order.length) storeDeps(home, agent, view, lineage, { ...deps, cutCodes: order.map((n) => deps.cutCodes[n]) });
-  return lineage;
-}
-
 /** The title index of the answer under `token`. */
 export function storeTitleIndex(home: Home, agent: string, view: FrontierView, token: string, titles: TitleIndex): void {
   writeCache(titlesPath(home, agent, view), [token + '\n', ...titleIndexBytes(titles, Buffer.byteLength(token) + 1)], join(home.local, 'tmp'));

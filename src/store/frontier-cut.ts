@@ -24,12 +24,15 @@ import { alignedLine, alignedView } from './aligned.js';
  *   must sort after the last entry shown, whose own priority has not changed: else it would be shown,
  *   and the answer is evaluated again.
  *
- * It is stored in a file of its own (frontier-cache.ts), read only when a hidden priority changed,
- * under the lineage of the evaluation that made it: the answers patched from that one keep it.
+ * It is stored in a file of its own (frontier-cache.ts), read only when a hidden priority changed
+ * or a patch (frontier-patch.ts, which also needs each entry's code) changes what is left out, under
+ * the lineage of the evaluation or patch that made it: the answers of a title patch keep it.
  */
 export interface CutIndex {
   /** Per entry left out, its order key. */
   keys: string[];
+  /** Per entry left out, its code (what by_code counts it under, when a patch moves it). */
+  codes: string[];
   /**
    * Per entry left out, three numbers at 3n: listing number, position in it, priority hash. Numbers,
    * not an array per entry: a patch copies them by ranges (some 10,000 entries at 50,000 items).
@@ -38,7 +41,7 @@ export interface CutIndex {
 }
 
 /** Where each not_runnable entry is, as the shown ones are told (`where`: listing * 2^32 + position). */
-export function cutIndexOf(keys: string[], where: number[], snapshots: Titled[]): CutIndex {
+export function cutIndexOf(keys: string[], codes: string[], where: number[], snapshots: Titled[]): CutIndex {
   const nums = new Float64Array(3 * keys.length);
   for (let n = 0; n < keys.length; n++) {
     const k = Math.floor(where[n] / 2 ** 32);
@@ -47,7 +50,7 @@ export function cutIndexOf(keys: string[], where: number[], snapshots: Titled[])
     nums[3 * n + 1] = i;
     nums[3 * n + 2] = snapshots[k].prios[i];
   }
-  return { keys, nums };
+  return { keys, codes, nums };
 }
 
 /** Where the entry left out of the file at position i of listing k is in the cut (n), or -1. */
@@ -58,19 +61,22 @@ export function cutPlace(cut: CutIndex, k: number, i: number): number {
 }
 
 /**
- * The stored form (after its lineage line): the order keys as one JSON array on a line, then the
- * numbers (listing, position, priority hash per entry) as 64-bit floats. At 50,000 items there are
- * some 10,000 entries left out, and a patch reads and writes them all: as JSON arrays of arrays
- * that cost ~14 ms, mostly the parse and stringify of 30,000 numbers.
+ * The stored form (after its lineage line): the order keys and the codes as one JSON line
+ * (`[keys, codes]`), then the numbers (listing, position, priority hash per entry) as 64-bit floats.
+ * At 50,000 items there are some 10,000 entries left out, and a patch reads and writes them all: as
+ * JSON arrays of arrays that cost ~14 ms, mostly the parse and stringify of 30,000 numbers.
  */
 export function parseCut(buf: Buffer): CutIndex | null {
   try {
     const nl = buf.indexOf(10);
     if (nl < 0) return null;
-    const keys = JSON.parse(buf.toString('utf8', 0, nl)) as unknown;
+    const line = JSON.parse(buf.toString('utf8', 0, nl)) as unknown;
+    if (!Array.isArray(line) || line.length !== 2) return null;
+    const [keys, codes] = line as unknown[];
     const bytes = buf.subarray(nl + 1);
-    if (!Array.isArray(keys) || bytes.length !== keys.length * 24 || !keys.every((k) => typeof k === 'string')) return null;
-    return { keys: keys as string[], nums: alignedView(Float64Array, buf, nl + 1, keys.length * 3) };
+    if (!Array.isArray(keys) || !Array.isArray(codes) || codes.length !== keys.length || bytes.length !== keys.length * 24) return null;
+    if (!keys.every((k) => typeof k === 'string') || !codes.every((c) => typeof c === 'string')) return null;
+    return { keys: keys as string[], codes: codes as string[], nums: alignedView(Float64Array, buf, nl + 1, keys.length * 3) };
   } catch {
     return null;
   }
@@ -79,7 +85,7 @@ export function parseCut(buf: Buffer): CutIndex | null {
 /** The stored form as bytes, the numbers 8-aligned in the file (`before`: the bytes before it there). */
 export function cutParts(cut: CutIndex, before = 0): Buffer[] {
   const { nums } = cut;
-  return [alignedLine(JSON.stringify(cut.keys), before), Buffer.from(nums.buffer, nums.byteOffset, nums.length * 8)];
+  return [alignedLine(JSON.stringify([cut.keys, cut.codes]), before), Buffer.from(nums.buffer, nums.byteOffset, nums.length * 8)];
 }
 
 export interface CutCheck {
@@ -96,22 +102,14 @@ export interface CutCheck {
   holder: string;
 }
 
-/** The entries left out after a priority changed among them: in order of their keys again. */
-export interface MovedCut extends CutIndex {
-  /**
-   * Where an entry moved within the cut (a new key past a neighbour's): per entry now, its place
-   * before. The read index keeps the entries' codes in the cut's order (frontier-deps.ts cutCodes), and
-   * a patch takes the entries in that order where they come into view: both must follow.
-   */
-  order?: number[];
-}
-
 /**
- * The entries left out with their new priority hashes and keys, in key order, when the hidden sums
- * moved by them alone and each still sorts after the last entry shown; null when not (then the
- * answer is evaluated again).
+ * The entries left out with their new priority hashes and keys, when the hidden sums moved by them
+ * alone and each still sorts after the last entry shown; null when not (then the answer is evaluated
+ * again). They stay in the order of their keys: a patch brings them into view in that order, and
+ * finds its place among them by a binary search (frontier-patch.ts), so one whose new key passes a
+ * neighbour's is moved to its place, with its code and numbers.
  */
-export function stillLeftOut(home: Home, cut: CutIndex, x: CutCheck): MovedCut | null {
+export function stillLeftOut(home: Home, cut: CutIndex, x: CutCheck): CutIndex | null {
   const c = CHANNELS.indexOf('not_runnable');
   const [count, left] = x.channels[c];
   if (!count || left !== cut.keys.length) return null;
@@ -155,10 +153,10 @@ export function stillLeftOut(home: Home, cut: CutIndex, x: CutCheck): MovedCut |
     numsNow[3 * n + 2] = x.snaps[k].prios[i];
   }
   const order = reordered(keys, moved);
-  if (!order) return { keys, nums: numsNow };
+  if (!order) return { keys, codes: cut.codes, nums: numsNow };
   const sorted = new Float64Array(numsNow.length);
   order.forEach((n, j) => sorted.set(numsNow.subarray(3 * n, 3 * n + 3), 3 * j));
-  return { keys: order.map((n) => keys[n]), nums: sorted, order };
+  return { keys: order.map((n) => keys[n]), codes: order.map((n) => cut.codes[n]), nums: sorted };
 }
 
 /**

@@ -16,8 +16,6 @@ export interface DepIndex {
   superseded: string[];
   /** Items evaluated for the agent outside its folder, or not evaluated for it inside it. */
   odd: string[];
-  /** The code of each entry the cap left out of not_runnable, in the cut's order (it keeps no entry's text). */
-  cutCodes: string[];
   /**
    * The special ones among them in full, by where their files are (as a row's `at`): one that comes
    * into view is not evaluated again (that would need the indexes over every item), and nothing it read changed.
@@ -149,11 +147,14 @@ export function depIndexOf(items: readonly WorkItem[], agent: string, folderOf: 
     if (w === undefined || w < 0) return null;
     rows.set(id, { deps: rows.get(id)?.deps ?? null, reads, at: w });
   }
-  return { special, superseded, odd, cutCodes: tail.map((e) => e.code), cutEntries, rows: DepRows.of(rows) };
+  return { special, superseded, odd, cutEntries, rows: DepRows.of(rows) };
 }
 
-/** The first line of the stored index: what is not a row. Its `v` tells this layout from an older one. */
-const HEAD_VERSION = 2;
+/**
+ * The first line of the stored index: what is not a row. Its `v` tells this layout from an older one
+ * (3: the codes of the entries left out went to the cut's own file, frontier-cut.ts, which keeps them in its order).
+ */
+const HEAD_VERSION = 3;
 
 /** The index as stored (after its lineage line): the head's JSON line, then the rows. */
 export const depParts = (d: DepIndex): Buffer[] => {
@@ -167,7 +168,7 @@ export function parseDeps(buf: Buffer): DepIndex | null {
     if (nl < 0) return null;
     const d = JSON.parse(buf.toString('utf8', 0, nl)) as DepIndex & { v?: number };
     const rows = buf.subarray(nl);
-    const arrays = [d.special, d.superseded, d.odd, d.cutCodes].every(Array.isArray);
+    const arrays = [d.special, d.superseded, d.odd].every(Array.isArray);
     if (d.v !== HEAD_VERSION || !arrays || !d.cutEntries || typeof d.cutEntries !== 'object' || !DepRows.valid(rows)) return null;
     const { v: _v, ...head } = d;
     return { ...head, rows: new DepRows(rows) };

@@ -24,7 +24,7 @@ export function give(why = 'the answer is not as expected'): never {
 }
 
 /** The read index after the patch: the new reads, and the changed items' own facts. */
-export function nextDeps(deps: DepIndex, fresh: Map<string, WorkItem>, where: Map<string, [number, number]>, listings: Listing[], agent: string, reads: Map<string, string[]>, cut: Pick<DepIndex, 'cutCodes' | 'cutEntries'>): DepIndex {
+export function nextDeps(deps: DepIndex, fresh: Map<string, WorkItem>, where: Map<string, [number, number]>, listings: Listing[], agent: string, reads: Map<string, string[]>, cut: Pick<DepIndex, 'cutEntries'>): DepIndex {
   const next = new Map<string, DepRow>();
   const rowOf = (id: string) => {
     let row = next.get(id);
@@ -167,7 +167,7 @@ export class CutBuilder {
   /** Entries a to b (not b) of the cut before, still left out. */
   range(a: number, b: number): void {
     if (b <= a) return;
-    const codes = this.deps.cutCodes.slice(a, b);
+    const codes = this.was.codes.slice(a, b);
     if (codes.length !== b - a) give('the code of an entry left out is not known');
     this.keys.push(this.was.keys.slice(a, b));
     this.nums.push(this.was.nums.subarray(3 * a, 3 * b));
@@ -183,13 +183,13 @@ export class CutBuilder {
     if (entry) this.entries[posCode(k, i)] = entry;
   }
 
-  done(): { cut: CutIndex; codes: string[]; entries: Record<string, FrontierEntry> } {
+  done(): { cut: CutIndex; entries: Record<string, FrontierEntry> } {
     const nums = new Float64Array(this.nums.reduce((n, x) => n + x.length, 0));
     let at = 0;
     for (const x of this.nums) {
       nums.set(x, at);
       at += x.length;
     }
-    return { cut: { keys: ([] as string[]).concat(...this.keys), nums }, codes: ([] as string[]).concat(...this.codes), entries: this.entries };
+    return { cut: { keys: ([] as string[]).concat(...this.keys), codes: ([] as string[]).concat(...this.codes), nums }, entries: this.entries };
   }
 }

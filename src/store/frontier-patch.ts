@@ -100,8 +100,8 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
   });
   // Only not_runnable is ever cut in the default view; the answer lists no problem records.
   if (index.channels.some(([, cut], c) => cut > 0 && c !== NR)) give('a channel other than not_runnable is cut');
-  const cutWas = x.cut ?? { keys: [], nums: new Float64Array(0) };
-  if (cutWas.keys.length !== index.channels[NR][1] || cutWas.nums.length !== 3 * cutWas.keys.length) give('the entries left out are not known');
+  const cutWas = x.cut ?? { keys: [], codes: [], nums: new Float64Array(0) };
+  if (cutWas.keys.length !== index.channels[NR][1] || cutWas.codes.length !== cutWas.keys.length || cutWas.nums.length !== 3 * cutWas.keys.length) give('the entries left out are not known');
   if (!text.subarray(text.length - PROBLEMS_END.length).equals(PROBLEMS_END)) give('the answer lists problem records');
 
   const special = new Set(deps.special);
@@ -192,7 +192,7 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
     const at = shownAt.get(id);
     const m = cutAt.get(id);
     if (at) move(CHANNELS[at[0]], oldEntry(at[0], at[1]).code, -1);
-    else if (m !== undefined) move('not_runnable', deps.cutCodes[m] ?? give('the code of an entry left out is not known'), -1);
+    else if (m !== undefined) move('not_runnable', cutWas.codes[m] ?? give('the code of an entry left out is not known'), -1);
     else if (!fresh.has(id)) give('an item is not in the answer');
     else {
       // Not shown: closed, or not evaluated for this agent.
@@ -370,6 +370,6 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
     listings: index.listings.map((was, k) => ({ ...was, titles: snaps[k].sums[1], prios: snaps[k].sums[2], hidden: hidden[k] })),
     channels, quads: quadArray, cut: built.cut,
   };
-  const depsNow = nextDeps(deps, fresh, where, listings, agent, reads, { cutCodes: built.codes, cutEntries: built.entries });
+  const depsNow = nextDeps(deps, fresh, where, listings, agent, reads, { cutEntries: built.entries });
   return { parts, index: newIndex, deps: depsNow, header, evaluated: judged.size + promoted.size };
 }

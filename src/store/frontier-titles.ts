@@ -5,7 +5,7 @@ import type { Listing } from './work-listing.js';
 import type { Home } from './home.js';
 import { HASH_MOD, subHash } from './graph-index.js';
 import { channelText, patchChannel, PER } from './frontier-entry-text.js';
-import { cutIndexOf, stillLeftOut, type CutIndex, type MovedCut } from './frontier-cut.js';
+import { cutIndexOf, stillLeftOut, type CutIndex } from './frontier-cut.js';
 import { alignedLine, alignedView } from './aligned.js';
 
 /**
@@ -119,7 +119,7 @@ export function titleIndexOf(listings: Listing[], snapshots: Record<string, Titl
   const snaps = listings.map((l) => snapshots[l.agent]);
   const hidden = hiddenSums(snaps, quads);
   const tailAt = tail.map((e) => where.get(e.id)!);
-  const cut = tail.length && !tailAt.includes(-1) ? cutIndexOf(tail.map((e) => entryOrderKey(e, holder)), tailAt, snaps) : undefined;
+  const cut = tail.length && !tailAt.includes(-1) ? cutIndexOf(tail.map((e) => entryOrderKey(e, holder)), tail.map((e) => e.code), tailAt, snaps) : undefined;
   return {
     ...(cut ? { cut } : {}),
     where,
@@ -170,7 +170,7 @@ export interface TitlePatch {
   /** Whether `index` is not the one given (then it is stored, even with nothing patched). */
   reindexed: boolean;
   /** The entries left out of not_runnable, when a priority among them changed (then stored too). */
-  cut?: MovedCut;
+  cut?: CutIndex;
 }
 
 /**
@@ -202,7 +202,7 @@ export function currentTitles(home: Home, answer: () => Buffer | null, index: Ti
   if (q.length > LONG_INDEX * PER) more.longWork?.();
   const changed: number[] = [];
   const hidden = hiddenSums(snaps, q, changed);
-  let leftOut: MovedCut | undefined;
+  let leftOut: CutIndex | undefined;
   if (snaps.some((_, k) => hidden[k] !== index.listings[k].hidden)) {
     // A priority changed where the answer does not show it: still left out, or evaluated again.
     const was = more.cut?.();

@@ -45,7 +45,7 @@ describe('numbers read from a cache file without a copy', () => {
     expect(read.quads.buffer).toBe(file.buffer);
     expect([...read.quads]).toEqual([...index.quads]);
     expect(read.listings).toEqual(index.listings);
-    const cut = { keys: ['a', 'é'], nums: Float64Array.from([0, 1, 9, 0, 2, 8]) };
+    const cut = { keys: ['a', 'é'], codes: ['blocked', 'dependency_open'], nums: Float64Array.from([0, 1, 9, 0, 2, 8]) };
     const cutFile = asRead([line, ...cutParts(cut, line.length)]);
     const got = parseCut(cutFile.subarray(line.length))!;
     expect(got.nums.buffer).toBe(cutFile.buffer);

@@ -56,7 +56,7 @@ describe('DepRows', () => {
   });
 
   it('is read back as stored, and an index of the older layout (one JSON object) is not taken', () => {
-    const d: DepIndex = { special: ['g'], superseded: [], odd: ['o'], cutCodes: ['dependency_open'], cutEntries: {}, rows };
+    const d: DepIndex = { special: ['g'], superseded: [], odd: ['o'], cutEntries: {}, rows };
     const back = parseDeps(Buffer.concat(depParts(d)))!;
     expect(back.rows.text.equals(rows.text)).toBe(true);
     expect({ ...back, rows: null }).toEqual({ ...d, rows: null });
@@ -65,20 +65,27 @@ describe('DepRows', () => {
     expect(parseDeps(Buffer.from(`${old}\n`))).toBeNull();
     // Cut short (a row without its newline).
     expect(parseDeps(Buffer.concat(depParts(d)).subarray(0, -1))).toBeNull();
+    // The head of version 2 (the codes of the entries left out were in it, now in the cut's file).
+    expect(parseDeps(Buffer.concat([Buffer.from(JSON.stringify({ v: 2, special: [], superseded: [], odd: [], cutCodes: [], cutEntries: {} })), rows.text]))).toBeNull();
   });
 });
 
 describe('the cut as stored', () => {
-  it('is read back as written, and neither the older layout nor a cut-short file is taken', () => {
-    const cut: CutIndex = { keys: ['14 0\u0000w-3', 'odd "key"\nwith a newline', ''], nums: Float64Array.from([0, 3, 123456789012, 1, 2 ** 31, 0.5, 0, 0, 0]) };
+  it('is read back as written, and neither an older layout nor a cut-short file is taken', () => {
+    const cut: CutIndex = { keys: ['14 0\u0000w-3', 'odd "key"\nwith a newline', ''], codes: ['dependency_open', 'claimed_by_other', 'blocked'], nums: Float64Array.from([0, 3, 123456789012, 1, 2 ** 31, 0.5, 0, 0, 0]) };
     const bytes = Buffer.concat(cutParts(cut));
     expect(parseCut(bytes)).toEqual(cut);
     // A cut made of a part of a bigger array of numbers is stored as that part only.
-    const part: CutIndex = { keys: ['b'], nums: Float64Array.from([9, 9, 9, 1, 2, 3]).subarray(3) };
-    expect(parseCut(Buffer.concat(cutParts(part)))).toEqual({ keys: ['b'], nums: Float64Array.from([1, 2, 3]) });
-    expect(parseCut(Buffer.concat(cutParts({ keys: [], nums: new Float64Array(0) })))).toEqual({ keys: [], nums: new Float64Array(0) });
+    const part: CutIndex = { keys: ['b'], codes: ['blocked'], nums: Float64Array.from([9, 9, 9, 1, 2, 3]).subarray(3) };
+    expect(parseCut(Buffer.concat(cutParts(part)))).toEqual({ keys: ['b'], codes: ['blocked'], nums: Float64Array.from([1, 2, 3]) });
+    expect(parseCut(Buffer.concat(cutParts({ keys: [], codes: [], nums: new Float64Array(0) })))).toEqual({ keys: [], codes: [], nums: new Float64Array(0) });
     expect(parseCut(bytes.subarray(0, -1))).toBeNull();
-    // The older layout: one JSON array of [listing, position, priority hash, key] per entry.
+    // A code short, or not a string.
+    expect(parseCut(Buffer.concat(cutParts({ ...part, codes: [] })))).toBeNull();
+    expect(parseCut(Buffer.concat(cutParts({ ...part, codes: [7 as unknown as string] })))).toBeNull();
+    // The older layouts: the keys alone on the line (the codes were in the read index), and one JSON
+    // array of [listing, position, priority hash, key] per entry.
+    expect(parseCut(Buffer.concat([Buffer.from(`${JSON.stringify(['b'])}\n`), Buffer.from(Float64Array.from([1, 2, 3]).buffer)]))).toBeNull();
     expect(parseCut(Buffer.from(JSON.stringify([[0, 3, 123456789012, '14 0\u0000w-3']])))).toBeNull();
   });
 });

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { entryOrderKey, type FrontierEntry } from '../core/frontier.js';
+import { CHANNELS } from '../core/frontier-codes.js';
 import { indented } from '../core/json-parts.js';
 import { prioHash, readShown, titleHash } from './graph-index.js';
 import type { Titled } from './stat-index.js';
@@ -25,6 +26,7 @@ export interface ChannelText {
 }
 
 const CLOSE_ENTRY = Buffer.from('\n    }');
+const LAST = CHANNELS[CHANNELS.length - 1];
 const CLOSE_ARRAY = Buffer.from('\n  ]');
 
 /**
@@ -37,8 +39,10 @@ const CLOSE_ARRAY = Buffer.from('\n  ]');
  */
 export function channelText(text: Buffer, c: string, count: number, quads: Float64Array, first: number, from = 0): ChannelText | null {
   const open = Buffer.from(`\n  ${JSON.stringify(c)}: [\n`);
-  const at = text.indexOf(open, from);
-  if (at < 0) return null;
+  // Each channel's line is in the text once (a key at depth one, and no JSON string holds a newline):
+  // not_runnable, the last channel, is found from the end, not past megabytes of runnable entries.
+  const at = c === LAST ? text.lastIndexOf(open) : text.indexOf(open, from);
+  if (at < from) return null;
   const start = at + open.length;
   const known = knownSpans(text, start, count, quads, first);
   if (known) return known;

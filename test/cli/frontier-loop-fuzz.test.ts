@@ -12,7 +12,7 @@ import { graphProject } from '../helpers/graph.js';
  * dependencies changed by hand, other views looked at in between. Every answer must be, to the byte,
  * the full evaluation's. frontier-fuzz.test.ts fuzzes every kind of input on smaller homes; this one
  * is a home past the cap (300 items, some 100 not runnable), where patches are most of the calls.
- * Seed 4 found the cut left out of key order by a priority changed in it (frontier-cut.ts reordered).
+ * Seed 4 found the cut left out of key order by a priority changed in it (frontier-cut.ts putInOrder).
  */
 
 const NOW = '2026-11-30T06:00:00Z';

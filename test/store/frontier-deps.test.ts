@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cutParts, parseCut, reordered, type CutIndex } from '../../src/store/frontier-cut.js';
+import { cutParts, parseCut, putInOrder, type CutIndex } from '../../src/store/frontier-cut.js';
 import { depParts, DepRows, parseDeps, type DepIndex, type DepRow } from '../../src/store/frontier-deps.js';
 
 /**
@@ -90,15 +90,35 @@ describe('the cut as stored', () => {
   });
 });
 
-describe('the cut in key order after a priority changed in it (reordered)', () => {
-  it('says nothing moved while each new key sorts between its neighbours, else where each entry was', () => {
-    expect(reordered(['a', 'd', 'e', 'g'], [1])).toBeNull();
-    expect(reordered(['a', 'c', 'e', 'g'], [0, 3])).toBeNull();
-    expect(reordered(['a', 'h', 'e', 'g'], [1])).toEqual([0, 2, 3, 1]);
-    expect(reordered(['a', 'c', 'e', 'b'], [3])).toEqual([0, 3, 1, 2]);
-    // Two moved past each other and past the rest.
-    expect(reordered(['z', 'c', 'e', 'b'], [0, 3])).toEqual([3, 1, 2, 0]);
-    expect(reordered(['b', 'a'], [1])).toEqual([1, 0]);
-    expect(reordered(['x'], [0])).toBeNull();
+describe('the cut in key order after a priority changed in it (putInOrder)', () => {
+  /** A cut of `n` entries in key order: each entry's code and numbers tell which it is. */
+  const cutOf = (n: number): CutIndex => {
+    const keys = Array.from({ length: n }, (_, i) => `k${String(i * 10).padStart(6, '0')}`);
+    return { keys, codes: keys.map((k) => `c-${k}`), nums: Float64Array.from(keys.flatMap((_, i) => [0, i, 1000 + i])) };
+  };
+  /** The same entries sorted by key from scratch, as [key, code, position] per entry. */
+  const sorted = (c: CutIndex) => c.keys.map((k, i) => [k, c.codes[i], c.nums[3 * i + 1]] as const).sort((a, b) => (a[0] < b[0] ? -1 : 1));
+  const rows = (c: CutIndex) => c.keys.map((k, i) => [k, c.codes[i], c.nums[3 * i + 1]] as const);
+
+  it('leaves a cut whose moved keys still sort between their neighbours as it is', () => {
+    const c = cutOf(5);
+    c.keys[2] = 'k000021';
+    const before = rows(c);
+    putInOrder(c, [2]);
+    expect(rows(c)).toEqual(before);
+  });
+
+  it('moves each entry whose new key passes a neighbour, with its code and numbers, as a sort would', () => {
+    let seed = 7;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let round = 0; round < 200; round++) {
+      const c = cutOf(1 + Math.floor(rnd() * 30));
+      const moved = Array.from({ length: 1 + Math.floor(rnd() * 3) }, () => Math.floor(rnd() * c.keys.length));
+      for (const n of moved) c.keys[n] = `k${String(Math.floor(rnd() * 400)).padStart(6, '0')}x${n}`;
+      const want = sorted(c);
+      putInOrder(c, moved);
+      expect(rows(c), `round ${round}`).toEqual(want);
+      expect(c.nums.filter((_, j) => j % 3 === 2)).toEqual(Float64Array.from(want.map((w) => 1000 + w[2])));
+    }
   });
 });

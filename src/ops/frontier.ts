@@ -159,7 +159,9 @@ async function limitedFromDefault(ctx: OpsCtx, view: FrontierView, at: { agent: 
   // graph digest (a limited answer is reused by its file keys, or while the default answer is the same).
   const { token: _, ...header } = base.header!;
   storeFrontier(home, agent, view, { ...header, fp: keptFp, gfp: '', lineage: undefined, now: cut.now, base: token }, cut.parts, null);
-  return { parts: cut.parts };
+  // Stored with the `now` of the text it was cut from (a default answer reused as stored, read from its
+  // file, has the time it was made), printed with this call's.
+  return { parts: withNow(cut.parts, cut.now, nowIso) };
 }
 
 /** What a view cut from the default answer reads of it where that is reused as stored: its token line and head. */

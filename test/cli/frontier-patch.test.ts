@@ -158,6 +158,24 @@ describe('the frontier patched after a change', () => {
     expect(paths.filter((x) => x.endsWith('patched')).length).toBeGreaterThan(8);
   }, 180_000);
 
+  it('a view cut from a default answer reused as stored says this call\'s time, not the one the answer was made at', async () => {
+    // Found by frontier-fuzz.test.ts (FUZZ_SEEDS=30 FUZZ_N=300 FUZZ_CC=1): the cut was made from the
+    // stored text, whose `now` is the time of the call that made it.
+    const { p, ids } = await graphProject(120);
+    const at = (now: string) => ({ HOLON_NOW: now, HOLON_TRACE_INDEX: '1' });
+    expect((await p.h(['frontier', '--json'], at('2026-11-30T06:00:00Z'))).code).toBe(0);
+    // A note changes a file and nothing the frontier reads: the default answer is reused as stored.
+    expect((await p.h(['progress', ids[1], 'a note'], at('2026-11-30T06:05:00Z'))).code).toBe(0);
+    const r = await p.h(['frontier', '--json', '--limit', '3'], at('2026-11-30T06:10:00Z'));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/frontier: reused \(same digest, same titles\)/);
+    expect(r.stderr).toMatch(/frontier: cut to 3 a channel from the default answer/);
+    expect(JSON.parse(r.stdout).now).toBe('2026-11-30T06:10:00Z');
+    // And the stored cut, reused later, says that later call's time.
+    const again = await p.h(['frontier', '--json', '--limit', '3'], at('2026-11-30T06:12:00Z'));
+    expect(JSON.parse(again.stdout).now).toBe('2026-11-30T06:12:00Z');
+  });
+
   it('a view of up to 50 a channel (what a person sees) is cut from the default answer, patched as it is', async () => {
     const { p, work, ids } = await graphProject(400);
     const env = { HOLON_NOW: NOW, HOLON_TRACE_INDEX: '1' };

@@ -88,8 +88,9 @@ export async function frontierHead(ctx: OpsCtx, head: number): Promise<Answer> {
 
 /**
  * An answer in parts; `rest` and `tail`, when only the start of the stored answer was read: its whole
- * text, and the bytes after that start to copy (`parts` then ends where the start does), each null once
- * another answer is stored; `header`, what it is stored under (a view cut from it inherits it).
+ * text as stored (its `now` the header's, the time of the call that made it, where `parts` has this
+ * call's), and the bytes after that start to copy (`parts` then ends where the start does), each null
+ * once another answer is stored; `header`, what it is stored under (a view cut from it inherits it).
  */
 interface Answer {
   parts: Array<string | Uint8Array>;

@@ -281,15 +281,12 @@ export function storeFrontier(home: Home, agent: string, view: FrontierView, h: 
   writeCache(textPath(home, agent, view), [token + '\n', ...(Array.isArray(text) ? text : [text])], join(home.local, 'tmp'));
   if (titles?.cut) storeCut(home, agent, view, lineage, titles.cut);
   // Only with a new lineage: the answers of an older one keep theirs.
-  if (deps && !h.lineage) storeDeps(home, agent, view, lineage, deps);
+  if (deps && !h.lineage) writeCache(depsPath(home, agent, view), [`${lineage}\n`, ...depParts(deps)], join(home.local, 'tmp'));
   // Without one, the answer is reused only while no work file changes (see frontier-titles.ts).
   if (titles) storeTitleIndex(home, agent, view, token, titles);
   restampFrontier(home, agent, view, { ...h, token, lineage });
   return token;
 }
-
-const storeDeps = (home: Home, agent: string, view: FrontierView, lineage: string, deps: DepIndex) =>
-  writeCache(depsPath(home, agent, view), [`${lineage}\n`, ...depParts(deps)], join(home.local, 'tmp'));
 
 /** The title index of the answer under `token`. */
 export function storeTitleIndex(home: Home, agent: string, view: FrontierView, token: string, titles: TitleIndex): void {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cutParts, parseCut, putInOrder, type CutIndex } from '../../src/store/frontier-cut.js';
 import { depParts, DepRows, parseDeps, type DepIndex, type DepRow } from '../../src/store/frontier-deps.js';
+import { prng } from '../helpers/fuzz-home.js';
 
 /**
  * The read index's rows are searched in their text, never parsed whole (store/frontier-deps.ts): a
@@ -109,12 +110,11 @@ describe('the cut in key order after a priority changed in it (putInOrder)', () 
   });
 
   it('moves each entry whose new key passes a neighbour, with its code and numbers, as a sort would', () => {
-    let seed = 7;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rnd = prng(7);
     for (let round = 0; round < 200; round++) {
-      const c = cutOf(1 + Math.floor(rnd() * 30));
-      const moved = Array.from({ length: 1 + Math.floor(rnd() * 3) }, () => Math.floor(rnd() * c.keys.length));
-      for (const n of moved) c.keys[n] = `k${String(Math.floor(rnd() * 400)).padStart(6, '0')}x${n}`;
+      const c = cutOf(1 + rnd.int(30));
+      const moved = Array.from({ length: 1 + rnd.int(3) }, () => rnd.int(c.keys.length));
+      for (const n of moved) c.keys[n] = `k${String(rnd.int(400)).padStart(6, '0')}x${n}`;
       const want = sorted(c);
       putInOrder(c, moved);
       expect(rows(c), `round ${round}`).toEqual(want);

@@ -12,15 +12,15 @@ import { graphProject } from '../helpers/graph.js';
  * dependencies changed by hand, other views looked at in between. Every answer must be, to the byte,
  * the full evaluation's. frontier-fuzz.test.ts fuzzes every kind of input on smaller homes; this one
  * is a home past the cap (300 items, some 100 not runnable), where patches are most of the calls.
- * Seed 4 found the cut left out of key order by a priority changed in it (frontier-cut.ts putInOrder).
+ * Seeds 2 and 4 fail on the cut left out of key order by a priority changed in it (before
+ * frontier-cut.ts putInOrder).
  */
 
 const NOW = '2026-11-30T06:00:00Z';
-const CHANNELS = ['runnable', 'needs_decision', 'needs_action', 'waiting', 'resume_candidates', 'not_runnable'];
 const STEPS = 70;
 
 // LOOP_SEEDS=1-20 runs those seeds instead: for a longer hunt.
-const seeds = process.env.LOOP_SEEDS ? (([a, b = a]) => Array.from({ length: b - a + 1 }, (_, i) => a + i))(process.env.LOOP_SEEDS.split('-').map(Number)) : [4, 7];
+const seeds = process.env.LOOP_SEEDS ? (([a, b = a]) => Array.from({ length: b - a + 1 }, (_, i) => a + i))(process.env.LOOP_SEEDS.split('-').map(Number)) : [2, 4];
 
 describe('the frontier fast paths under a random run of changes', () => {
   for (const seed of seeds) {
@@ -58,7 +58,7 @@ describe('the frontier fast paths under a random run of changes', () => {
         expect(r.stderr).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
       };
 
-      let f = JSON.parse(await same(['--json']));
+      await same(['--json']);
       for (let step = 0; step < STEPS; step++) {
         const all = JSON.parse((await p.h(['frontier', '--json', '--all'], env)).stdout);
         const shown = (c: string) => (all[c] as Array<{ id: string }>).map((e) => e.id);
@@ -70,13 +70,11 @@ describe('the frontier fast paths under a random run of changes', () => {
         switch (rnd.int(14)) {
           case 0: await run('pick'); break;
           case 1: { const id = rnd.one(runnable); if (id) await run('pick', id); break; }
-          case 2: {
-            // The loop of the day: the top picked, then completed.
+          case 2:
+            // The loop of the day: the top picked, then completed (complete with no id: the focus).
             await run('pick');
-            const focus = JSON.parse((await p.h(['frontier', '--json'], env)).stdout).claimed?.[0]?.id ?? rnd.one(runnable);
-            if (focus) await run('complete', focus, '--result', 'r', '--evidence', 'e', '--no-followup', 'none');
+            await run('complete', '--result', 'r', '--evidence', 'e', '--no-followup', 'none');
             break;
-          }
           case 3: { const id = rnd.one(runnable); if (id) await run('wait', id, '--for', `external:fuzz-${step}`, '--reason', 'r'); break; }
           case 4: await run('edit', any, '--priority', `P${rnd.int(5)}`); break;
           case 5: await run('edit', any, '--title', `title ${step}`); break;
@@ -115,10 +113,9 @@ describe('the frontier fast paths under a random run of changes', () => {
             // Another view looked at in between (cut from the default answer, or its own).
             await same(rnd.one([['--json', '--limit', '3'], [], ['--json', '--limit', '60']])!);
         }
-        f = JSON.parse(await same(['--json']));
+        await same(['--json']);
         if (step % 10 === 9) await same(['--json', '--limit', '5']);
       }
-      expect(CHANNELS.every((c) => Array.isArray(f[c]))).toBe(true);
       // The run went through the fast paths, not only through evaluations.
       expect(how.patched ?? 0, JSON.stringify(how)).toBeGreaterThan(5);
     }, 300_000);

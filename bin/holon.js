@@ -40,8 +40,9 @@ if (!optimizer) globalThis[Symbol.for('holon.short-command')] = 'short';
 // A light command runs from its own bundle (scripts/bundle.mjs, "One more bundle per light command"):
 // dist/bundle/words.json names it. Anything else, or a build without it, runs the whole CLI.
 let entry = null;
+let word = null;
 try {
-  const word = boot.commandWord(argv);
+  word = boot.commandWord(argv);
   const words = JSON.parse(readFileSync(join(BUNDLE, 'words.json'), 'utf8'));
   if (word && Object.prototype.hasOwnProperty.call(words, word)) entry = join(BUNDLE, words[word]);
 } catch {
@@ -74,7 +75,7 @@ let loaded = null;
 function load() {
   if (entry) {
     try {
-      loaded = boot.loadBundle(entry);
+      loaded = boot.loadBundle(entry, word);
       return loaded ? loaded.exports : require(entry);
     } catch (err) {
       // A words.json whose file is gone (a copy cut short, two builds at once): the whole CLI serves it.

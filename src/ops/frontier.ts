@@ -12,6 +12,7 @@ import { beforeLongWork } from '../runtime/compile-mode.js';
 import { trace } from '../store/trace.js';
 import type { OpsCtx } from './context.js';
 import { holderOf } from './holder.js';
+import { codePath } from '../store/code-paths.js';
 
 export type FrontierResult = Frontier & { problems: RecordProblem[] };
 
@@ -276,6 +277,7 @@ function folderOf(folders: Array<[string, number]>): (n: number) => string {
 async function withVerdicts(ctx: OpsCtx, x: { agent: string; holder: string; view: FrontierView; prev: CachedFrontier; fp: string; gfp: string; listings: Listing[]; snapshots: Record<string, Titled>; changed: Array<Array<[number, Entry]>>; before: Array<[number, number, number]> }): Promise<Answer | null> {
   const home = ctx.home();
   const { agent, view, prev } = x;
+  codePath('verdicts');
   const deps = readDeps(home, agent, view, prev.header.lineage);
   const index = deps && readTitleIndex(home, agent, view, prev);
   if (!deps || !index) return null;
@@ -332,6 +334,7 @@ function withTitles(home: Home, agent: string, holder: string, view: FrontierVie
     cut: () => readCut(home, agent, view, prev.header.lineage),
   });
   if (!current) return null;
+  if (current.cut) codePath('cut');
   if (current.cut && prev.header.lineage) storeCut(home, agent, view, prev.header.lineage, current.cut);
   if (!current.patched) {
     trace(`frontier: reused (same digest, ${current.cut ? 'a priority changed where it is not shown' : 'same titles'})`);
@@ -342,6 +345,7 @@ function withTitles(home: Home, agent: string, holder: string, view: FrontierVie
     const read = whole.read() ?? prev;
     return { parts: reuseParts(read, nowIso), header, ...restOf(home, agent, view, read) };
   }
+  codePath('titles');
   trace(`frontier: reused with ${current.patched} entr${current.patched === 1 ? 'y' : 'ies'} patched`);
   // Stored as it was made (its `now` the header's), printed with this call's.
   const { token: _, ...header } = { ...prev.header, fp };

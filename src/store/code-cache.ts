@@ -3,6 +3,7 @@ import Module from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
+import { codePath, codePathsTaken } from './code-paths.js';
 import { machineCacheDir } from './cache-dir.js';
 import { trace } from './trace.js';
 
@@ -20,18 +21,23 @@ import { trace } from './trace.js';
  * of its content, so a new build never meets an old build's cache. A refused, torn or unwritable cache
  * costs the compile it would have saved, nothing else.
  *
- * Written once, after a run that exited 0 found none (or had it refused): the data then covers the
- * functions a real command used (up to its long work, if any: see `early`). Writing one prunes the
- * folder (see prune).
+ * Written after a run that exited 0 found none (or had it refused): the data then covers the
+ * functions a real command used (up to its long work, if any: see `early`). Its header names the paths
+ * it covers (code-paths.ts: the command word and the branches that name themselves); a run
+ * that took one it does not cover writes it again, made from the code this run has, the cache's and
+ * its own, so it covers both. Writing one prunes the folder (see prune).
  */
 
 export interface LoadedBundle {
   exports: unknown;
-  /** After the command: writes the cache if this run had none to use and exited 0. */
+  /** After the command: writes the cache if this run exited 0 and had none to use, or one that lacks a path it took. */
   done(code: number): void;
 }
 
-const HEADER = 'holon-code-cache 1';
+/** Then the bundle's stamp and the paths covered, comma-separated: `holon-code-cache 2 INO:SIZE:MTIME cmd:pick,patch`. */
+const HEADER = 'holon-code-cache 2';
+/** A longer first line is no header of ours. */
+const HEADER_MAX = 4096;
 
 /** Where runtime/compile-mode.ts finds what to call before it changes V8's flags (the bundles are separate module graphs). */
 export const CAPTURE = Symbol.for('holon.code-cache-capture');
@@ -40,7 +46,7 @@ const STALE_MS = 30 * 24 * 3600 * 1000;
 const KEEP = 64;
 
 /** Null when the bundle is to be required as usual (no cache folder, HOLON_DEBUG, Node's own cache, unreadable). */
-export function loadBundle(file: string, env: NodeJS.ProcessEnv = process.env): LoadedBundle | null {
+export function loadBundle(file: string, word?: string, env: NodeJS.ProcessEnv = process.env): LoadedBundle | null {
   const root = machineCacheDir(env);
   if (!root || env.HOLON_DEBUG) return null;
   const dir = join(root, 'code');
@@ -60,11 +66,17 @@ export function loadBundle(file: string, env: NodeJS.ProcessEnv = process.env): 
     return null;
   }
   const path = join(dir, `${basename(file)}.${process.version}-${process.arch}.v8`);
-  const head = Buffer.from(`${HEADER} ${stamp}\n`);
+  const prefix = `${HEADER} ${stamp} `;
   let cachedData: Buffer | undefined;
+  let covered: string[] = [];
   try {
     const buf = readFileSync(path);
-    if (buf.length > head.length && head.equals(buf.subarray(0, head.length))) cachedData = buf.subarray(head.length);
+    const nl = buf.subarray(0, HEADER_MAX).indexOf(10);
+    const line = nl < 0 ? '' : buf.subarray(0, nl).toString('latin1');
+    if (line.startsWith(prefix) && buf.length > nl + 1) {
+      cachedData = buf.subarray(nl + 1);
+      covered = line.slice(prefix.length).split(',').filter(Boolean);
+    }
   } catch {
     // None yet.
   }
@@ -76,10 +88,24 @@ export function loadBundle(file: string, env: NodeJS.ProcessEnv = process.env): 
   }
   const fresh = !cachedData || script.cachedDataRejected === true;
   trace(`code cache: ${basename(file)} ${!cachedData ? 'missing' : fresh ? 'refused' : 'used'}`);
+  if (fresh) covered = [];
+  if (word) codePath(`cmd:${word}`);
+  /** The paths this run took that the cache does not cover, or null: nothing to write. */
+  const wanted = (): string[] | null => {
+    const taken = codePathsTaken();
+    return fresh || taken.some((t) => !covered.includes(t)) ? [...new Set([...covered, ...taken])] : null;
+  };
   // The data carries V8's flags as they are when it is made, and a short command changes them before
-  // long work (runtime/compile-mode.ts): made then, it has the flags the next start has.
-  let early: Buffer | null = null;
-  if (fresh) (globalThis as Captures)[CAPTURE] = () => void (early ??= script.createCachedData());
+  // long work (runtime/compile-mode.ts): made then, it has the flags the next start has; made after,
+  // it would be refused. So a run that changed them writes what it made then, or nothing.
+  let captured = false;
+  let early: { data: Buffer; paths: string[] } | null = null;
+  (globalThis as Captures)[CAPTURE] = () => {
+    if (captured) return;
+    captured = true;
+    const paths = wanted();
+    if (paths) early = { data: script.createCachedData(), paths };
+  };
   const m = new Module(file);
   m.filename = file;
   // The bundle hands a command it does not hold to the whole CLI by import(), which a vm.Script on
@@ -90,16 +116,20 @@ export function loadBundle(file: string, env: NodeJS.ProcessEnv = process.env): 
   return {
     exports: m.exports,
     done(code) {
-      if (!fresh || code !== 0) return;
+      if (code !== 0) return;
+      let paths: string[] | null = null;
+      let data: Buffer | null = null;
       // Not cache-file.ts's writeCache: this runs in boot.cjs, where node:crypto (its temp names) would
       // load on every start; one writer per pid and bundle needs no random name.
       const tmp = `${path}.${process.pid}.tmp`;
       try {
-        const data = early ?? script.createCachedData();
+        if (captured) ({ paths, data } = early ?? { paths: null, data: null });
+        else if ((paths = wanted())) data = script.createCachedData();
+        if (!paths || !data) return;
         mkdirSync(dir, { recursive: true });
-        writeFileSync(tmp, Buffer.concat([head, data]));
+        writeFileSync(tmp, Buffer.concat([Buffer.from(`${prefix}${paths.join(',')}\n`, 'latin1'), data]));
         renameSync(tmp, path);
-        trace(`code cache: ${basename(file)} written`);
+        trace(`code cache: ${basename(file)} written (${paths.join(',')})`);
         prune(dir, path);
       } catch {
         // A read-only or full cache folder: the next run compiles again; no half-written temp file stays.

@@ -11,6 +11,7 @@ import { nanFiles, startsOf, type StatIndex } from './stat-index.js';
 import { listAgentWork, makeListing, movedRecords, putStat, snapshotNames, statEntry, type Listing } from './work-listing.js';
 import { workDir } from './work-store.js';
 import { trace } from './trace.js';
+import { codePath } from './code-paths.js';
 
 /**
  * The agents' work listings with the help of a running index keeper (runtime/index-keeper.ts): each
@@ -126,6 +127,7 @@ export function listKept(home: Home, agents = listAgents(home), longWork: (files
   const answer = askKeeper(home, epoch, since);
   if ('why' in answer) {
     trace(`every file stat'ed (${answer.why})`);
+    codePath('listed');
     agents.forEach(long);
     const listed = listAllMarked(home, agents, () => '', snaps);
     if (answer.absent) autoStartKeeper(home, listed.reduce((n, l) => n + l.count, 0));
@@ -143,6 +145,7 @@ export function listKept(home: Home, agents = listAgents(home), longWork: (files
     const m = s && splitMark(s.mark);
     const vouched = s && m && answer.changed && m[0] === answer.epoch && watchedSince !== undefined && m[1] >= watchedSince;
     if (!vouched) long(a);
+    codePath(vouched ? 'kept' : 'listed');
     const l = vouched ? rebuilt(home, a, s, reported, markOf) : listAgentWork(home, a, markOf, s);
     // A snapshot the keeper could not vouch for, found equal to this listing made under its answer, is
     // stored under that answer's mark now: a reused answer writes nothing else, and without this every

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { conflict } from '../core/errors.js';
 import { refusalCode, rethrowFs } from './fs-errors.js';
+import { codePath } from './code-paths.js';
 
 /** A lock left by a killed process is taken over after this long (proper-lockfile refreshes live ones). */
 const STALE_MS = 4000;
@@ -17,6 +18,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * fails at once with the path and the cause (exit 3).
  */
 export async function withLock<T>(localDir: string, name: string, fn: () => T | Promise<T>, opts: { retries?: number } = {}): Promise<T> {
+  codePath('lock');
   const dir = join(localDir, 'locks');
   try {
     mkdirSync(dir, { recursive: true });

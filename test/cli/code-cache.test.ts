@@ -6,8 +6,8 @@ import { cleanEnv, project, ROOT, tempDir } from '../helpers/cli.js';
 
 /**
  * The light commands' bundles run with V8's code cache kept in the machine's cache folder
- * (src/store/code-cache.ts): written once after a run that had none, used after, and a cache that
- * does not fit is never used. The tests' default is HOLON_CACHE_DIR=off (test/helpers/cli.ts); each
+ * (src/store/code-cache.ts): written after a run that had none or took a path it does not cover,
+ * used after, and a cache that does not fit is never used. The tests' default is HOLON_CACHE_DIR=off (test/helpers/cli.ts); each
  * test here gives the cache a temp folder of its own.
  */
 
@@ -45,6 +45,47 @@ describe('the code cache of the light commands', () => {
     expect(files()).toHaveLength(2);
     // The whole CLI (help, heavy commands) has none.
     expect((await run(['help', 'show'])).code_cache).toEqual([]);
+  });
+
+  it('is written again by a run that took a path it does not cover, then covers both; the same paths write nothing', async () => {
+    const { p, id, run, files, cache } = await setup();
+    const header = (word: string) => {
+      const file = join(cache, 'code', files().find((f) => f.startsWith(words()[word]))!);
+      const bytes = readFileSync(file);
+      return { paths: bytes.subarray(0, bytes.indexOf(10)).toString().split(' ').pop()!.split(','), size: bytes.length };
+    };
+    // progress and on-return share a bundle: each command word is a path.
+    expect((await run(['progress', id, 'first note'])).code_cache).toEqual(['missing', 'written']);
+    expect(header('progress').paths).toContain('cmd:progress');
+    expect(header('progress').paths).not.toContain('cmd:on-return');
+    expect((await run(['progress', id, 'second note'])).code_cache).toEqual(['used']);
+    const before = header('progress');
+    const other = await run(['on-return', id, 'resume at the parser']);
+    expect(other.code, other.stderr).toBe(0);
+    expect(other.code_cache).toEqual(['used', 'written']);
+    const after = header('progress');
+    expect(after.paths).toEqual(expect.arrayContaining([...before.paths, 'cmd:on-return']));
+    // Made from the code the run had, the cache's and its own: not smaller than what it replaces.
+    expect(after.size).toBeGreaterThan(before.size);
+    expect((await run(['progress', id, 'third note'])).code_cache).toEqual(['used']);
+    expect((await run(['on-return', id, 'resume at the lexer'])).code_cache).toEqual(['used']);
+    // Picks: the first evaluates the frontier, a later one patches the answer (a pick claims its item,
+    // which changes what the frontier reads). A run writes only what adds a path.
+    const patched: string[][] = [];
+    let last: string[] = [];
+    for (const args of [['pick', id], ['pick'], ['pick'], ['pick']]) {
+      const was = files().some((f) => f.startsWith(words().pick)) ? header('pick').paths : [];
+      const r = await run(args);
+      expect(r.code, r.stderr).toBe(0);
+      const now = header('pick').paths;
+      if (r.code_cache.includes('written')) expect(now.filter((t) => !was.includes(t))).not.toEqual([]);
+      else expect(now).toEqual(was);
+      if (r.stderr.includes('frontier: patched')) patched.push(r.code_cache);
+      last = r.code_cache;
+    }
+    expect(header('pick').paths).toContain('verdicts');
+    expect(patched[0]).toEqual(['used', 'written']);
+    expect(last).toEqual(['used']);
   });
 
   it('is not used when it does not fit: refused bytes, a bundle file it was not made from; then it is written again', async () => {

@@ -124,6 +124,9 @@ export function loadBundle(file: string, word?: string, env: NodeJS.ProcessEnv =
       const tmp = `${path}.${process.pid}.tmp`;
       try {
         if (captured) ({ paths, data } = early ?? { paths: null, data: null });
+        // Made now, the data holds the functions compiled in this process: the cache's and this run's. One
+        // the cache held and this run never called may have lost its bytecode to a major GC (V8 ages
+        // it out): then that path compiles its code on each run until the next build. Speed only.
         else if ((paths = wanted())) data = script.createCachedData();
         if (!paths || !data) return;
         mkdirSync(dir, { recursive: true });

@@ -9,10 +9,10 @@ import { quickDigest, type Entry, type Listing } from '../store/graph-index.js';
 import type { Home } from '../store/home.js';
 import { listKept } from '../store/kept-listing.js';
 import { beforeLongWork } from '../runtime/compile-mode.js';
+import { codePath } from '../store/code-paths.js';
 import { trace } from '../store/trace.js';
 import type { OpsCtx } from './context.js';
 import { holderOf } from './holder.js';
-import { codePath } from '../store/code-paths.js';
 
 export type FrontierResult = Frontier & { problems: RecordProblem[] };
 

@@ -34,7 +34,7 @@ export interface LoadedBundle {
   done(code: number): void;
 }
 
-/** Then the bundle's stamp and the paths covered, comma-separated: `holon-code-cache 2 INO:SIZE:MTIME cmd:pick,patch`. */
+/** Then the bundle's stamp and the paths covered, comma-separated: `holon-code-cache 2 INO:SIZE:MTIME cmd:pick,kept,verdicts`. */
 const HEADER = 'holon-code-cache 2';
 /** A longer first line is no header of ours. */
 const HEADER_MAX = 4096;
@@ -68,14 +68,14 @@ export function loadBundle(file: string, word?: string, env: NodeJS.ProcessEnv =
   const path = join(dir, `${basename(file)}.${process.version}-${process.arch}.v8`);
   const prefix = `${HEADER} ${stamp} `;
   let cachedData: Buffer | undefined;
-  let covered: string[] = [];
+  let listed: string[] = [];
   try {
     const buf = readFileSync(path);
     const nl = buf.subarray(0, HEADER_MAX).indexOf(10);
     const line = nl < 0 ? '' : buf.subarray(0, nl).toString('latin1');
     if (line.startsWith(prefix) && buf.length > nl + 1) {
       cachedData = buf.subarray(nl + 1);
-      covered = line.slice(prefix.length).split(',').filter(Boolean);
+      listed = line.slice(prefix.length).split(',').filter(Boolean);
     }
   } catch {
     // None yet.
@@ -88,23 +88,26 @@ export function loadBundle(file: string, word?: string, env: NodeJS.ProcessEnv =
   }
   const fresh = !cachedData || script.cachedDataRejected === true;
   trace(`code cache: ${basename(file)} ${!cachedData ? 'missing' : fresh ? 'refused' : 'used'}`);
-  if (fresh) covered = [];
+  const covered = fresh ? [] : listed;
   if (word) codePath(`cmd:${word}`);
-  /** The paths this run took that the cache does not cover, or null: nothing to write. */
-  const wanted = (): string[] | null => {
+  /** The data to write, made now, and the paths it covers; null when this run took no path the cache lacks. */
+  const make = (): { data: Buffer; paths: string[] } | null => {
     const taken = codePathsTaken();
-    return fresh || taken.some((t) => !covered.includes(t)) ? [...new Set([...covered, ...taken])] : null;
+    if (!fresh && taken.every((t) => covered.includes(t))) return null;
+    // The functions compiled in this process: the cache's and this run's. One the cache held and this
+    // run never called may have lost its bytecode to a major GC (V8 ages it out): then that path
+    // compiles its code on each run until the next build. Speed only.
+    return { data: script.createCachedData(), paths: [...new Set([...covered, ...taken])] };
   };
   // The data carries V8's flags as they are when it is made, and a short command changes them before
   // long work (runtime/compile-mode.ts): made then, it has the flags the next start has; made after,
   // it would be refused. So a run that changed them writes what it made then, or nothing.
   let captured = false;
-  let early: { data: Buffer; paths: string[] } | null = null;
+  let early: ReturnType<typeof make> = null;
   (globalThis as Captures)[CAPTURE] = () => {
     if (captured) return;
     captured = true;
-    const paths = wanted();
-    if (paths) early = { data: script.createCachedData(), paths };
+    early = make();
   };
   const m = new Module(file);
   m.filename = file;
@@ -117,22 +120,16 @@ export function loadBundle(file: string, word?: string, env: NodeJS.ProcessEnv =
     exports: m.exports,
     done(code) {
       if (code !== 0) return;
-      let paths: string[] | null = null;
-      let data: Buffer | null = null;
       // Not cache-file.ts's writeCache: this runs in boot.cjs, where node:crypto (its temp names) would
       // load on every start; one writer per pid and bundle needs no random name.
       const tmp = `${path}.${process.pid}.tmp`;
       try {
-        if (captured) ({ paths, data } = early ?? { paths: null, data: null });
-        // Made now, the data holds the functions compiled in this process: the cache's and this run's. One
-        // the cache held and this run never called may have lost its bytecode to a major GC (V8 ages
-        // it out): then that path compiles its code on each run until the next build. Speed only.
-        else if ((paths = wanted())) data = script.createCachedData();
-        if (!paths || !data) return;
+        const made = captured ? early : make();
+        if (!made) return;
         mkdirSync(dir, { recursive: true });
-        writeFileSync(tmp, Buffer.concat([Buffer.from(`${prefix}${paths.join(',')}\n`, 'latin1'), data]));
+        writeFileSync(tmp, Buffer.concat([Buffer.from(`${prefix}${made.paths.join(',')}\n`, 'latin1'), made.data]));
         renameSync(tmp, path);
-        trace(`code cache: ${basename(file)} written (${paths.join(',')})`);
+        trace(`code cache: ${basename(file)} written (${made.paths.join(',')})`);
         prune(dir, path);
       } catch {
         // A read-only or full cache folder: the next run compiles again; no half-written temp file stays.

@@ -11,7 +11,7 @@
  * The caller may change them in place (the snapshot's are patched: graph-index.ts): the buffer must
  * be its alone.
  */
-export function alignedView<T extends Float64Array | Uint32Array>(Kind: { new (b: ArrayBuffer, o: number, n: number): T; new (n: number): T; BYTES_PER_ELEMENT: number }, buf: Buffer, at: number, length: number): T {
+export function alignedView<T extends Float64Array | Uint32Array | Uint16Array>(Kind: { new (b: ArrayBuffer, o: number, n: number): T; new (n: number): T; BYTES_PER_ELEMENT: number }, buf: Buffer, at: number, length: number): T {
   const from = buf.byteOffset + at;
   if (from % Kind.BYTES_PER_ELEMENT === 0) return new Kind(buf.buffer as ArrayBuffer, from, length);
   const out = new Kind(length);

@@ -8,6 +8,7 @@ import type { Titled } from './stat-index.js';
 import type { Listing } from './work-listing.js';
 import { workDir } from './work-store.js';
 import { alignedLine, alignedView } from './aligned.js';
+import { CodeColumn, FixedStrings } from './cut-columns.js';
 
 /**
  * The entries the default view's cap left out of not_runnable (ops/frontier.ts, NOT_RUNNABLE_SHOWN),
@@ -29,10 +30,10 @@ import { alignedLine, alignedView } from './aligned.js';
  * the lineage of the evaluation or patch that made it: the answers of a title patch keep it.
  */
 export interface CutIndex {
-  /** Per entry left out, its order key. */
-  keys: string[];
+  /** Per entry left out, its order key (read one at a time: cut-columns.ts). */
+  keys: FixedStrings;
   /** Per entry left out, its code (what by_code counts it under, when a patch moves it). */
-  codes: string[];
+  codes: CodeColumn;
   /**
    * Per entry left out, three numbers at 3n: listing number, position in it, priority hash. Numbers,
    * not an array per entry: a patch copies them by ranges (some 10,000 entries at 50,000 items).
@@ -40,8 +41,26 @@ export interface CutIndex {
   nums: Float64Array;
 }
 
+/** The entries left out as arrays, to be moved one by one (stillLeftOut, putInOrder). */
+export interface CutRows {
+  keys: string[];
+  codes: string[];
+  nums: Float64Array;
+}
+
+/** The cut of these rows; null when a key does not come back the same from UTF-8 (it is then not kept). */
+export function cutOfRows(rows: CutRows): CutIndex | null {
+  const keys = FixedStrings.of(rows.keys);
+  return keys && { keys, codes: CodeColumn.of(rows.codes), nums: rows.nums };
+}
+
+/** No entry left out. */
+export const emptyCut = (): CutIndex => cutOfRows({ keys: [], codes: [], nums: new Float64Array(0) })!;
+
+export const rowsOfCut = (cut: CutIndex): CutRows => ({ keys: cut.keys.toArray(), codes: cut.codes.toArray(), nums: cut.nums.slice() });
+
 /** Where each not_runnable entry is, as the shown ones are told (`where`: listing * 2^32 + position). */
-export function cutIndexOf(keys: string[], codes: string[], where: number[], snapshots: Titled[]): CutIndex {
+export function cutIndexOf(keys: string[], codes: string[], where: number[], snapshots: Titled[]): CutIndex | null {
   const nums = new Float64Array(3 * keys.length);
   for (let n = 0; n < keys.length; n++) {
     const k = Math.floor(where[n] / 2 ** 32);
@@ -50,7 +69,7 @@ export function cutIndexOf(keys: string[], codes: string[], where: number[], sna
     nums[3 * n + 1] = i;
     nums[3 * n + 2] = snapshots[k].prios[i];
   }
-  return { keys, codes, nums };
+  return cutOfRows({ keys, codes, nums });
 }
 
 /** Where the entry left out of the file at position i of listing k is in the cut (n), or -1. */
@@ -61,22 +80,30 @@ export function cutPlace(cut: CutIndex, k: number, i: number): number {
 }
 
 /**
- * The stored form (after its lineage line): the order keys and the codes as one JSON line
- * (`[keys, codes]`), then the numbers (listing, position, priority hash per entry) as 64-bit floats.
- * At 50,000 items there are some 10,000 entries left out, and a patch reads and writes them all: as
- * JSON arrays of arrays that cost ~14 ms, mostly the parse and stringify of 30,000 numbers.
+ * The stored form (after its lineage line): a JSON line `[count, width, codes]` (the slot width of the
+ * keys, the distinct codes), then per entry its three numbers (64-bit floats), then per entry the
+ * place of its code in that list (16-bit), then the keys in their slots (cut-columns.ts). Read as views
+ * of the file's bytes and written as they are: a patch copies ranges of them, it never parses nor
+ * prints 10,000 keys (as one JSON line, those cost a patch at 50,000 items some 5 ms).
  */
 export function parseCut(buf: Buffer): CutIndex | null {
   try {
     const nl = buf.indexOf(10);
     if (nl < 0) return null;
     const line = JSON.parse(buf.toString('utf8', 0, nl)) as unknown;
-    if (!Array.isArray(line) || line.length !== 2) return null;
-    const [keys, codes] = line as unknown[];
-    const bytes = buf.subarray(nl + 1);
-    if (!Array.isArray(keys) || !Array.isArray(codes) || codes.length !== keys.length || bytes.length !== keys.length * 24) return null;
-    if (!keys.every((k) => typeof k === 'string') || !codes.every((c) => typeof c === 'string')) return null;
-    return { keys: keys as string[], codes: codes as string[], nums: alignedView(Float64Array, buf, nl + 1, keys.length * 3) };
+    if (!Array.isArray(line) || line.length !== 3) return null;
+    const [count, width, list] = line as unknown[];
+    if (!Number.isInteger(count) || !Number.isInteger(width) || (width as number) < 16 || !Array.isArray(list) || !list.every((c) => typeof c === 'string')) return null;
+    const n = count as number;
+    const numsAt = nl + 1;
+    const idxAt = numsAt + 24 * n;
+    const keysAt = idxAt + 2 * n;
+    if (buf.length !== keysAt + n * (width as number)) return null;
+    return {
+      keys: new FixedStrings(buf.subarray(keysAt), width as number),
+      codes: new CodeColumn(list as string[], alignedView(Uint16Array, buf, idxAt, n)),
+      nums: alignedView(Float64Array, buf, numsAt, 3 * n),
+    };
   } catch {
     return null;
   }
@@ -84,8 +111,9 @@ export function parseCut(buf: Buffer): CutIndex | null {
 
 /** The stored form as bytes, the numbers 8-aligned in the file (`before`: the bytes before it there). */
 export function cutParts(cut: CutIndex, before = 0): Buffer[] {
-  const { nums } = cut;
-  return [alignedLine(JSON.stringify([cut.keys, cut.codes]), before), Buffer.from(nums.buffer, nums.byteOffset, nums.length * 8)];
+  const { nums, codes, keys } = cut;
+  const bytes = (a: Float64Array | Uint16Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+  return [alignedLine(JSON.stringify([keys.length, keys.width, codes.list]), before), bytes(nums), bytes(codes.idx), keys.blob];
 }
 
 export interface CutCheck {
@@ -135,26 +163,34 @@ export function stillLeftOut(home: Home, cut: CutIndex, x: CutCheck): CutIndex |
   const e = ch && entryAt(x.text, ch.spans, count - 1);
   if (!e) return null;
   const bound = entryOrderKey(e, x.holder);
-  const keys = cut.keys.slice();
+  const changed = new Map<number, string>();
   const numsNow = nums.slice();
   for (const n of moved) {
     const k = nums[3 * n];
     const i = nums[3 * n + 1];
-    const key = keys[n];
     const l = x.listings[k];
     const name = l.nameAt(i);
     const id = name.slice(0, -3);
     const shown = readShown(join(workDir(home, l.agent), name), id);
     // Changed again since the snapshot was taken: evaluate again rather than mix the two.
     if (!shown || prioHash(id, shown.priority) !== x.snaps[k].prios[i]) return null;
-    const now = keyWithPriority(key, shown.priority);
+    const now = keyWithPriority(cut.keys.at(n)!, shown.priority);
     if (now < bound) return null;
-    keys[n] = now;
+    changed.set(n, now);
     numsNow[3 * n + 2] = x.snaps[k].prios[i];
   }
-  const after = { keys, codes: cut.codes.slice(), nums: numsNow };
-  putInOrder(after, moved);
-  return after;
+  // Each moved key still between its neighbours (the common case): the keys replaced in place, not
+  // decoded all to be put in order.
+  const keyAt = (n: number) => changed.get(n) ?? cut.keys.at(n)!;
+  const end = cut.keys.length - 1;
+  if (moved.every((n) => (n === 0 || keyAt(n - 1) < keyAt(n)) && (n === end || keyAt(n) < keyAt(n + 1)))) {
+    const keys = cut.keys.with(changed);
+    return keys && { keys, codes: cut.codes, nums: numsNow };
+  }
+  const rows = { ...rowsOfCut(cut), nums: numsNow };
+  for (const [n, key] of changed) rows.keys[n] = key;
+  putInOrder(rows, moved);
+  return cutOfRows(rows);
 }
 
 /**
@@ -163,7 +199,7 @@ export function stillLeftOut(home: Home, cut: CutIndex, x: CutCheck): CutIndex |
  * entries are taken out and each put back at its key's place, by a binary search, moving the others
  * by native copies (a sort or a rebuilt order of 10,000 entries cost a millisecond and more).
  */
-export function putInOrder(cut: CutIndex, moved: number[]): void {
+export function putInOrder(cut: CutRows, moved: number[]): void {
   const { keys, codes, nums } = cut;
   const last = keys.length - 1;
   if (moved.every((n) => (n === 0 || keys[n - 1] < keys[n]) && (n === last || keys[n] < keys[n + 1]))) return;

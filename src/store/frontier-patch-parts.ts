@@ -3,6 +3,7 @@ import { CHANNELS } from '../core/frontier-codes.js';
 import { cycleNode, evaluatedFor } from '../core/frontier-reads.js';
 import type { WorkItem } from '../core/types.js';
 import { cutPlace, type CutIndex } from './frontier-cut.js';
+import { CodeColumn, FixedStrings } from './cut-columns.js';
 import type { DepIndex, DepRow } from './frontier-deps.js';
 import { prioHash, titleHash } from './graph-entry.js';
 import type { Titled } from './stat-index.js';
@@ -154,9 +155,9 @@ export function runsWithout(kind: number, n: number, gone: number[]): Seg[] {
 
 /** The cut after the patch, made of ranges of the one before (copied as they are) and single entries. */
 export class CutBuilder {
-  private keys: string[][] = [];
+  private keys: FixedStrings[] = [];
   private nums: Float64Array[] = [];
-  private codes: string[][] = [];
+  private codes: CodeColumn[] = [];
   private entries: Record<string, FrontierEntry> = {};
   /** The special entries kept in the cut before (deps.cutEntries), by their place in it. */
   private specials: Array<[number, string]>;
@@ -175,9 +176,9 @@ export class CutBuilder {
 
   /** One entry left out now (with its text, kept where it is a special item's). */
   one(k: number, i: number, prio: number, key: string, code: string, entry: FrontierEntry | null): void {
-    this.keys.push([key]);
+    this.keys.push(FixedStrings.of([key], this.was.keys.width) ?? give('a key does not come back from UTF-8'));
     this.nums.push(Float64Array.of(k, i, prio));
-    this.codes.push([code]);
+    this.codes.push(CodeColumn.of([code]));
     if (entry) this.entries[posCode(k, i)] = entry;
   }
 
@@ -188,6 +189,6 @@ export class CutBuilder {
       nums.set(x, at);
       at += x.length;
     }
-    return { cut: { keys: ([] as string[]).concat(...this.keys), codes: ([] as string[]).concat(...this.codes), nums }, entries: this.entries };
+    return { cut: { keys: FixedStrings.concat(this.keys), codes: CodeColumn.concat(this.codes, this.was.codes.list), nums }, entries: this.entries };
   }
 }

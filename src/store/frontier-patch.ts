@@ -3,7 +3,7 @@ import { CHANNELS } from '../core/frontier-codes.js';
 import { cycleNode, specialItem } from '../core/frontier-reads.js';
 import { indented } from '../core/json-parts.js';
 import type { WorkItem } from '../core/types.js';
-import { cutPlace, type CutIndex } from './frontier-cut.js';
+import { cutPlace, emptyCut, type CutIndex } from './frontier-cut.js';
 import type { DepIndex } from './frontier-deps.js';
 import { blockOf, channelLayout, entryIn, PER, runIn, type ChannelLayout } from './frontier-entry-text.js';
 import type { TitleIndex } from './frontier-titles.js';
@@ -100,7 +100,7 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
   });
   // Only not_runnable is ever cut in the default view; the answer lists no problem records.
   if (index.channels.some(([, cut], c) => cut > 0 && c !== NR)) give('a channel other than not_runnable is cut');
-  const cutWas = x.cut ?? { keys: [], codes: [], nums: new Float64Array(0) };
+  const cutWas = x.cut ?? emptyCut();
   if (cutWas.keys.length !== index.channels[NR][1] || cutWas.codes.length !== cutWas.keys.length || cutWas.nums.length !== 3 * cutWas.keys.length) give('the entries left out are not known');
   if (!text.subarray(text.length - PROBLEMS_END.length).equals(PROBLEMS_END)) give('the answer lists problem records');
 
@@ -192,7 +192,7 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
     const at = shownAt.get(id);
     const m = cutAt.get(id);
     if (at) move(CHANNELS[at[0]], oldEntry(at[0], at[1]).code, -1);
-    else if (m !== undefined) move('not_runnable', cutWas.codes[m] ?? give('the code of an entry left out is not known'), -1);
+    else if (m !== undefined) move('not_runnable', cutWas.codes.at(m) ?? give('the code of an entry left out is not known'), -1);
     else if (!fresh.has(id)) give('an item is not in the answer');
     else {
       // Not shown: closed, or not evaluated for this agent.
@@ -210,7 +210,7 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
   const added: string[] = [];
   const keyOf = (c: number, s: Seg, n: number): string => {
     if (s[0] === NEW) return (judged.get(added[n]) as { key: string }).key;
-    if (s[0] === LEFT) return cutWas.keys[n];
+    if (s[0] === LEFT) return cutWas.keys.at(n) ?? give('an entry left out is not known');
     const tag = `${c}:${n}`;
     let key = keys.get(tag);
     if (key === undefined) {
@@ -317,7 +317,7 @@ function patch(home: Home, x: PatchInput): VerdictPatch {
           where.set(id, [k, i]);
           const kept = deps.cutEntries[posCode(k, i)];
           const now = kept ? keptEntry(kept, snaps[k], i, holder) : judge(id);
-          if (!now || !('e' in now) || now.channel !== NR || now.key !== cutWas.keys[n]) give('an entry left out is not what it was');
+          if (!now || !('e' in now) || now.channel !== NR || now.key !== cutWas.keys.at(n)) give('an entry left out is not what it was');
           e = (now as { e: FrontierEntry }).e;
           promoted.set(id, now as { e: FrontierEntry; key: string });
         }

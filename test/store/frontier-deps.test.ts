@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cutParts, parseCut, putInOrder, type CutIndex } from '../../src/store/frontier-cut.js';
+import { CodeColumn, FixedStrings } from '../../src/store/cut-columns.js';
+import { cutOfRows, cutParts, parseCut, putInOrder, rowsOfCut, type CutRows } from '../../src/store/frontier-cut.js';
 import { depParts, DepRows, parseDeps, type DepIndex, type DepRow } from '../../src/store/frontier-deps.js';
 import { prng } from '../helpers/fuzz-home.js';
 
@@ -72,34 +73,55 @@ describe('DepRows', () => {
 });
 
 describe('the cut as stored', () => {
+  const stored = (rows: CutRows) => Buffer.concat(cutParts(cutOfRows(rows)!));
+  const back = (buf: Buffer) => {
+    const cut = parseCut(buf);
+    return cut && rowsOfCut(cut);
+  };
   it('is read back as written, and neither an older layout nor a cut-short file is taken', () => {
-    const cut: CutIndex = { keys: ['14 0\u0000w-3', 'odd "key"\nwith a newline', ''], codes: ['dependency_open', 'claimed_by_other', 'blocked'], nums: Float64Array.from([0, 3, 123456789012, 1, 2 ** 31, 0.5, 0, 0, 0]) };
-    const bytes = Buffer.concat(cutParts(cut));
-    expect(parseCut(bytes)).toEqual(cut);
+    const rows: CutRows = { keys: ['14 0\u0000w-3', 'odd "key"\nwith a newline', '', 'é 漢字 \u{1F600}'], codes: ['dependency_open', 'claimed_by_other', 'blocked', 'blocked'], nums: Float64Array.from([0, 3, 123456789012, 1, 2 ** 31, 0.5, 0, 0, 0, 2, 5, 7]) };
+    const bytes = stored(rows);
+    expect(back(bytes)).toEqual(rows);
     // A cut made of a part of a bigger array of numbers is stored as that part only.
-    const part: CutIndex = { keys: ['b'], codes: ['blocked'], nums: Float64Array.from([9, 9, 9, 1, 2, 3]).subarray(3) };
-    expect(parseCut(Buffer.concat(cutParts(part)))).toEqual({ keys: ['b'], codes: ['blocked'], nums: Float64Array.from([1, 2, 3]) });
-    expect(parseCut(Buffer.concat(cutParts({ keys: [], codes: [], nums: new Float64Array(0) })))).toEqual({ keys: [], codes: [], nums: new Float64Array(0) });
+    const part: CutRows = { keys: ['b'], codes: ['blocked'], nums: Float64Array.from([9, 9, 9, 1, 2, 3]).subarray(3) };
+    expect(back(stored(part))).toEqual({ keys: ['b'], codes: ['blocked'], nums: Float64Array.from([1, 2, 3]) });
+    expect(back(stored({ keys: [], codes: [], nums: new Float64Array(0) }))).toEqual({ keys: [], codes: [], nums: new Float64Array(0) });
     expect(parseCut(bytes.subarray(0, -1))).toBeNull();
-    // A code short, or not a string.
-    expect(parseCut(Buffer.concat(cutParts({ ...part, codes: [] })))).toBeNull();
-    expect(parseCut(Buffer.concat(cutParts({ ...part, codes: [7 as unknown as string] })))).toBeNull();
-    // The older layouts: the keys alone on the line (the codes were in the read index), and one JSON
-    // array of [listing, position, priority hash, key] per entry.
+    // The older layouts: keys and codes as one JSON line, the keys alone on the line (the codes were
+    // in the read index), and one JSON array of [listing, position, priority hash, key] per entry.
+    expect(parseCut(Buffer.concat([Buffer.from(`${JSON.stringify([['b'], ['blocked']])}\n`), Buffer.from(Float64Array.from([1, 2, 3]).buffer)]))).toBeNull();
     expect(parseCut(Buffer.concat([Buffer.from(`${JSON.stringify(['b'])}\n`), Buffer.from(Float64Array.from([1, 2, 3]).buffer)]))).toBeNull();
     expect(parseCut(Buffer.from(JSON.stringify([[0, 3, 123456789012, '14 0\u0000w-3']])))).toBeNull();
+  });
+
+  it('keeps no key that UTF-8 would change (a lone surrogate): such a cut is not kept, and a patch evaluates', () => {
+    expect(cutOfRows({ keys: ['a', 'b\ud800'], codes: ['blocked', 'blocked'], nums: new Float64Array(6) })).toBeNull();
+  });
+
+  it('copies ranges as they are, and puts a longer key and new codes in with the rest', () => {
+    const was = parseCut(stored({ keys: ['k1', 'k2', 'k3'], codes: ['blocked', 'dependency_open', 'blocked'], nums: Float64Array.from([0, 1, 1, 0, 2, 2, 0, 3, 3]) }))!;
+    const long = `k2.5${'x'.repeat(80)}`;
+    const keys = FixedStrings.concat([was.keys.slice(0, 2), FixedStrings.of([long], was.keys.width)!, was.keys.slice(2, 3)]);
+    const codes = CodeColumn.concat([was.codes.slice(0, 2), CodeColumn.of(['claimed_by_other']), was.codes.slice(2, 3)], was.codes.list);
+    expect(keys.toArray()).toEqual(['k1', 'k2', long, 'k3']);
+    expect(codes.toArray()).toEqual(['blocked', 'dependency_open', 'claimed_by_other', 'blocked']);
+    expect(codes.list.slice(0, was.codes.list.length)).toEqual(was.codes.list);
+    expect(keys.with(new Map([[1, 'k2b'], [3, long]]))!.toArray()).toEqual(['k1', 'k2b', long, long]);
+    expect(was.keys.with(new Map([[0, long]]))!.toArray()).toEqual([long, 'k2', 'k3']);
+    expect(was.keys.at(3)).toBeUndefined();
+    expect(was.codes.at(-1)).toBeUndefined();
   });
 });
 
 describe('the cut in key order after a priority changed in it (putInOrder)', () => {
   /** A cut of `n` entries in key order: each entry's code and numbers tell which it is. */
-  const cutOf = (n: number): CutIndex => {
+  const cutOf = (n: number): CutRows => {
     const keys = Array.from({ length: n }, (_, i) => `k${String(i * 10).padStart(6, '0')}`);
     return { keys, codes: keys.map((k) => `c-${k}`), nums: Float64Array.from(keys.flatMap((_, i) => [0, i, 1000 + i])) };
   };
   /** The same entries sorted by key from scratch, as [key, code, position] per entry. */
-  const sorted = (c: CutIndex) => c.keys.map((k, i) => [k, c.codes[i], c.nums[3 * i + 1]] as const).sort((a, b) => (a[0] < b[0] ? -1 : 1));
-  const rows = (c: CutIndex) => c.keys.map((k, i) => [k, c.codes[i], c.nums[3 * i + 1]] as const);
+  const sorted = (c: CutRows) => c.keys.map((k, i) => [k, c.codes[i], c.nums[3 * i + 1]] as const).sort((a, b) => (a[0] < b[0] ? -1 : 1));
+  const rows = (c: CutRows) => c.keys.map((k, i) => [k, c.codes[i], c.nums[3 * i + 1]] as const);
 
   it('leaves a cut whose moved keys still sort between their neighbours as it is', () => {
     const c = cutOf(5);

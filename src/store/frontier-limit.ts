@@ -48,8 +48,19 @@ export function limitedAnswer(given: Buffer | ReadonlyArray<string | Uint8Array>
   if (typeof head.now !== 'string' || !head.counts) return null;
   const parts: Buffer[] = [text.slice(0, headEnd)];
   const truncated: Record<string, number> = {};
+  // Where each channel's text ends (its comma): at the line of the one after it, found from the end
+  // back, channel by channel. A channel of thousands (the runnable ones) is then not searched past its
+  // first entries for its close (at 50,000 items, megabytes). Each such line is found by its bytes
+  // alone: only a key of the answer's object starts a line with two spaces and a quote.
+  const ends: number[] = [];
+  for (let c = CHANNELS.length - 1, from = text.length; c >= 0; c--) {
+    const next = text.lastIndexOf(c + 1 < CHANNELS.length ? Buffer.from(`\n  ${JSON.stringify(CHANNELS[c + 1])}: `) : TRUNCATED, from);
+    if (next < 1) return null;
+    ends[c] = next - 1;
+    from = next - 1;
+  }
   let at = headEnd;
-  for (const c of CHANNELS) {
+  for (const [ci, c] of CHANNELS.entries()) {
     const count = head.counts[c];
     if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) return null;
     const held = c === 'not_runnable' ? Math.min(count, cap) : count;
@@ -72,9 +83,9 @@ export function limitedAnswer(given: Buffer | ReadonlyArray<string | Uint8Array>
         if (close < 0) return null;
         p = close + CLOSE_ENTRY.length;
       }
-      // The channel's close: right here when every entry is wanted, else past the rest.
-      end = want === held ? p : text.indexOf(CLOSE_CHANNEL, p);
-      if (end < 0 || !text.startsWith(CLOSE_CHANNEL, end)) return null;
+      // The channel's close: right here when every entry is wanted, else where its text ends.
+      end = want === held ? p : ends[ci] - CLOSE_CHANNEL.length;
+      if (end < p || !text.startsWith(CLOSE_CHANNEL, end)) return null;
       parts.push(Buffer.from(`\n  ${JSON.stringify(c)}: ${want ? '[\n' : '[]'}`));
       if (want) parts.push(text.slice(start, p), CLOSE_CHANNEL);
       end += CLOSE_CHANNEL.length;

@@ -87,4 +87,32 @@ export class JoinedBytes {
     }
     return -1;
   }
+
+  /**
+   * The last place at or before `from` where `what` is, or -1: searched part by part from there back,
+   * and across each part's end. A channel's end is found from the end of the text (frontier-limit.ts),
+   * not past every entry of a channel of thousands.
+   */
+  lastIndexOf(what: Buffer, from = this.length): number {
+    from = Math.min(from, this.length - what.length);
+    if (from < 0) return -1;
+    if (!what.length) return from;
+    for (let k = this.partAt(from); k >= 0; k--) {
+      const s = this.starts[k];
+      const end = s + this.parts[k].length;
+      // A match that starts in this part's last bytes and ends in the next ones: later than any within it.
+      const a = Math.max(s, end - what.length + 1);
+      const b = Math.min(from, end - 1);
+      if (end < this.length && a <= b) {
+        const across = this.slice(a, b + what.length).lastIndexOf(what);
+        if (across >= 0) return a + across;
+      }
+      const last = Math.min(from, end - what.length) - s;
+      if (last >= 0) {
+        const found = this.parts[k].lastIndexOf(what, last);
+        if (found >= 0) return s + found;
+      }
+    }
+    return -1;
+  }
 }

@@ -76,6 +76,8 @@ describe('bytes in parts read as one text', () => {
       const j = new JoinedBytes(parts);
       expect(j.length).toBe(whole.length);
       for (const n of needles) for (let from = -1; from <= whole.length + 1; from++) expect(j.indexOf(n, from), `${n} from ${from}, cuts ${cuts}`).toBe(whole.indexOf(n, Math.max(from, 0)));
+      for (const n of needles) for (let from = -1; from <= whole.length + 1; from++) expect(j.lastIndexOf(n, from), `last ${n} from ${from}, cuts ${cuts}`).toBe(from < 0 ? -1 : whole.lastIndexOf(n, from));
+      for (const n of needles) expect(j.lastIndexOf(n)).toBe(whole.lastIndexOf(n));
       for (let a = 0; a <= whole.length; a++) {
         expect(j.at(a)).toBe(a < whole.length ? whole[a] : -1);
         for (const n of needles) expect(j.startsWith(n, a)).toBe(whole.subarray(a, a + n.length).equals(n));

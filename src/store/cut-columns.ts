@@ -40,16 +40,6 @@ export class FixedStrings {
     return Array.from({ length: this.length }, (_, n) => this.at(n)!);
   }
 
-  /** A copy with the strings at some places replaced (null: one does not come back the same from UTF-8). */
-  with(changes: ReadonlyMap<number, string>): FixedStrings | null {
-    const bytes = [...changes].map(([n, s]) => [n, Buffer.from(s), s] as const);
-    if (bytes.some(([, b, s]) => b.toString('utf8') !== s)) return null;
-    if (bytes.some(([, b]) => b.length > this.width)) return FixedStrings.of(this.toArray().map((s, n) => changes.get(n) ?? s));
-    const blob = Buffer.from(this.blob);
-    for (const [n, b] of bytes) blob.fill(PAD, n * this.width, (n + 1) * this.width).set(b, n * this.width);
-    return new FixedStrings(blob, this.width);
-  }
-
   /**
    * The strings in slots with room to spare (a new key a little longer than the others still fits);
    * null when one of them does not come back the same from UTF-8 (a lone surrogate).

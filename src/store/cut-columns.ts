@@ -10,6 +10,13 @@
 const PAD = 0xff;
 
 /**
+ * Slots are a multiple of 16 bytes, at most this wide: an order key is a few dozen bytes, and a file
+ * that says more is not taken (a width read from a damaged file would size what a patch allocates).
+ */
+export const MAX_WIDTH = 4096;
+export const widthOk = (w: unknown): w is number => Number.isInteger(w) && (w as number) >= 16 && (w as number) <= MAX_WIDTH && (w as number) % 16 === 0;
+
+/**
  * Strings in slots of one width (bytes, UTF-8, padded): entry n at n * width, so that neither a read
  * nor a range needs the lengths of the entries before it (a running sum over 10,000 lengths cost a
  * millisecond with V8's optimizer off).
@@ -42,12 +49,14 @@ export class FixedStrings {
 
   /**
    * The strings in slots with room to spare (a new key a little longer than the others still fits);
-   * null when one of them does not come back the same from UTF-8 (a lone surrogate).
+   * null when one of them does not come back the same from UTF-8 (a lone surrogate), or is longer than
+   * a slot may be.
    */
   static of(strings: readonly string[], width = 0): FixedStrings | null {
     const bytes = strings.map((s) => Buffer.from(s));
     const max = bytes.reduce((m, b) => Math.max(m, b.length), 0);
     const w = Math.max(width, Math.ceil((max + 8) / 16) * 16);
+    if (!widthOk(w)) return null;
     const blob = Buffer.alloc(w * strings.length, PAD);
     for (let n = 0; n < bytes.length; n++) {
       if (bytes[n].toString('utf8') !== strings[n]) return null;

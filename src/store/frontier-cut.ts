@@ -8,7 +8,7 @@ import type { Titled } from './stat-index.js';
 import type { Listing } from './work-listing.js';
 import { workDir } from './work-store.js';
 import { alignedLine, alignedView } from './aligned.js';
-import { CodeColumn, FixedStrings } from './cut-columns.js';
+import { CodeColumn, FixedStrings, widthOk } from './cut-columns.js';
 
 /**
  * The entries the default view's cap left out of not_runnable (ops/frontier.ts, NOT_RUNNABLE_SHOWN),
@@ -48,7 +48,7 @@ export interface CutRows {
   nums: Float64Array;
 }
 
-/** The cut of these rows; null when a key does not come back the same from UTF-8 (it is then not kept). */
+/** The cut of these rows; null when a key cannot be kept (FixedStrings.of): the cut is then not stored. */
 export function cutOfRows(rows: CutRows): CutIndex | null {
   const keys = FixedStrings.of(rows.keys);
   return keys && { keys, codes: CodeColumn.of(rows.codes), nums: rows.nums };
@@ -92,7 +92,7 @@ export function parseCut(buf: Buffer): CutIndex | null {
     const line = JSON.parse(buf.toString('utf8', 0, nl)) as unknown;
     if (!Array.isArray(line) || line.length !== 3) return null;
     const [count, width, list] = line as unknown[];
-    if (!Number.isInteger(count) || !Number.isInteger(width) || (width as number) < 16 || !Array.isArray(list) || !list.every((c) => typeof c === 'string')) return null;
+    if (!Number.isInteger(count) || (count as number) < 0 || !widthOk(width) || !Array.isArray(list) || !list.every((c) => typeof c === 'string')) return null;
     const n = count as number;
     const numsAt = nl + 1;
     const idxAt = numsAt + 24 * n;
@@ -185,8 +185,8 @@ export function stillLeftOut(home: Home, cut: CutIndex, x: CutCheck): CutIndex |
  * The cut in key order again after the keys at the places `changed` names changed (the others were in
  * order, and keep theirs), with the numbers `nums`: each changed entry is put at its key's place by a
  * binary search over the others (a few keys decoded), and the rest is copied by ranges (native copies:
- * decoding 10,000 keys to sort them cost 10 ms at 50,000 items). Null when a new key does not come
- * back the same from UTF-8.
+ * decoding 10,000 keys to sort them cost 10 ms at 50,000 items). Null when a new key cannot be kept
+ * (FixedStrings.of).
  */
 export function inKeyOrder(cut: CutIndex, changed: ReadonlyMap<number, string>, nums: Float64Array): CutIndex | null {
   const n = cut.keys.length;

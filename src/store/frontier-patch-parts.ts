@@ -176,7 +176,7 @@ export class CutBuilder {
 
   /** One entry left out now (with its text, kept where it is a special item's). */
   one(k: number, i: number, prio: number, key: string, code: string, entry: FrontierEntry | null): void {
-    this.keys.push(FixedStrings.of([key], this.was.keys.width) ?? give('a key does not come back from UTF-8'));
+    this.keys.push(FixedStrings.of([key], this.was.keys.width) ?? give('a key cannot be kept in the cut (not UTF-8, or too long)'));
     this.nums.push(Float64Array.of(k, i, prio));
     this.codes.push(CodeColumn.of([code]));
     if (entry) this.entries[posCode(k, i)] = entry;

@@ -94,6 +94,13 @@ describe('the cut as stored', () => {
     expect(parseCut(Buffer.concat([Buffer.from(`${JSON.stringify([['b'], ['blocked']])}\n`), Buffer.from(Float64Array.from([1, 2, 3]).buffer)]))).toBeNull();
     expect(parseCut(Buffer.concat([Buffer.from(`${JSON.stringify(['b'])}\n`), Buffer.from(Float64Array.from([1, 2, 3]).buffer)]))).toBeNull();
     expect(parseCut(Buffer.from(JSON.stringify([[0, 3, 123456789012, '14 0\u0000w-3']])))).toBeNull();
+    // A width no writer makes (a damaged file): not taken, whatever it would have a patch allocate.
+    for (const head of ['[0,4294967296,[]]', '[0,8,[]]', '[0,24,[]]', '[0,1e300,[]]', '[-1,16,[]]']) expect(parseCut(Buffer.from(`${head}\n`)), head).toBeNull();
+    expect(parseCut(Buffer.from('[0,16,[]]\n'))).not.toBeNull();
+  });
+
+  it('keeps no key longer than a slot may be: such a cut is not kept, and a patch evaluates', () => {
+    expect(cutOfRows({ keys: ['a', 'k'.repeat(5000)], codes: ['blocked', 'blocked'], nums: new Float64Array(6) })).toBeNull();
   });
 
   it('keeps no key that UTF-8 would change (a lone surrogate): such a cut is not kept, and a patch evaluates', () => {

@@ -57,6 +57,41 @@ export function cutOfRows(rows: CutRows): CutIndex | null {
 /** No entry left out. */
 export const emptyCut = (): CutIndex => cutOfRows({ keys: [], codes: [], nums: new Float64Array(0) })!;
 
+/**
+ * A cut made of ranges of another (`from`: copied as they are, natively) and single entries, in the
+ * order they are put: what a patch (frontier-patch-parts.ts CutBuilder) and a change of order
+ * (inKeyOrder) make.
+ */
+export class CutPieces {
+  private keys: FixedStrings[] = [];
+  private codes: CodeColumn[] = [];
+  private nums: Float64Array[] = [];
+  constructor(private from: CutIndex) {}
+
+  /** Entries a to b (not b) of `from`. */
+  range(a: number, b: number): void {
+    if (b <= a) return;
+    this.keys.push(this.from.keys.slice(a, b));
+    this.codes.push(this.from.codes.slice(a, b));
+    this.nums.push(this.from.nums.subarray(3 * a, 3 * b));
+  }
+
+  /** One entry; false when its key cannot be kept (FixedStrings.of). */
+  one(key: string, code: string, nums: readonly number[]): boolean {
+    const k = FixedStrings.of([key], this.from.keys.width);
+    if (!k) return false;
+    this.keys.push(k);
+    this.codes.push(CodeColumn.of([code]));
+    this.nums.push(Float64Array.from(nums));
+    return true;
+  }
+
+  done(): CutIndex {
+    const nums = new Float64Array(this.nums.reduce((n, x) => n + x.length, 0));
+    this.nums.reduce((at, x) => (nums.set(x, at), at + x.length), 0);
+    return { keys: FixedStrings.concat(this.keys), codes: CodeColumn.concat(this.codes, this.from.codes.list), nums };
+  }
+}
 
 /** Where each not_runnable entry is, as the shown ones are told (`where`: listing * 2^32 + position). */
 export function cutIndexOf(keys: string[], codes: string[], where: number[], snapshots: Titled[]): CutIndex | null {
@@ -97,9 +132,9 @@ export function parseCut(buf: Buffer): CutIndex | null {
     const numsAt = nl + 1;
     const idxAt = numsAt + 24 * n;
     const keysAt = idxAt + 2 * n;
-    if (buf.length !== keysAt + n * (width as number)) return null;
+    if (buf.length !== keysAt + n * width) return null;
     return {
-      keys: new FixedStrings(buf.subarray(keysAt), width as number),
+      keys: new FixedStrings(buf.subarray(keysAt), width),
       codes: new CodeColumn(list as string[], alignedView(Uint16Array, buf, idxAt, n)),
       nums: alignedView(Float64Array, buf, numsAt, 3 * n),
     };
@@ -194,44 +229,35 @@ export function inKeyOrder(cut: CutIndex, changed: ReadonlyMap<number, string>, 
   /** The place in the cut of the entry of rank r among those not moved. */
   const placeOf = (r: number) => moved.reduce((p, m) => (m <= p ? p + 1 : p), r);
   const rest = n - moved.length;
-  const ins: Array<{ m: number; key: string; at: number; one: FixedStrings }> = [];
-  for (const m of moved) {
+  const ins = moved.map((m) => {
     const key = changed.get(m)!;
-    const one = FixedStrings.of([key], cut.keys.width);
-    if (!one) return null;
     let lo = 0;
     for (let hi = rest; lo < hi;) {
       const mid = (lo + hi) >> 1;
       if (cut.keys.at(placeOf(mid))! < key) lo = mid + 1;
       else hi = mid;
     }
-    ins.push({ m, key, at: lo, one });
-  }
-  ins.sort((a, b) => a.at - b.at || (a.key < b.key ? -1 : 1));
-  const keys: FixedStrings[] = [];
-  const codes: CodeColumn[] = [];
-  const numParts: Float64Array[] = [];
-  const put = (a: number, b: number, k = cut.keys.slice(a, b)) => {
-    keys.push(k);
-    codes.push(cut.codes.slice(a, b));
-    numParts.push(nums.subarray(3 * a, 3 * b));
-  };
+    return { m, key, at: lo };
+  }).sort((a, b) => a.at - b.at || (a.key < b.key ? -1 : 1));
+  const out = new CutPieces({ ...cut, nums });
   let next = 0;
+  /** The moved entries whose place comes before the entry of rank r not moved. */
   const putMoved = (r: number) => {
-    for (; next < ins.length && ins[next].at <= r; next++) put(ins[next].m, ins[next].m + 1, ins[next].one);
+    for (; next < ins.length && ins[next].at <= r; next++) {
+      const { m, key } = ins[next];
+      if (!out.one(key, cut.codes.at(m)!, [...nums.subarray(3 * m, 3 * m + 3)])) return false;
+    }
+    return true;
   };
   // The entries not moved lie in runs between the moved ones; run j's entries have j moved ones before them.
   for (let j = 0; j <= moved.length; j++) {
     const b = j < moved.length ? moved[j] : n;
     for (let p = j ? moved[j - 1] + 1 : 0; p < b;) {
-      putMoved(p - j);
+      if (!putMoved(p - j)) return null;
       const q = next < ins.length ? Math.min(b, ins[next].at + j) : b;
-      put(p, q);
+      out.range(p, q);
       p = q;
     }
   }
-  putMoved(Infinity);
-  const all = new Float64Array(3 * n);
-  numParts.reduce((at, x) => (all.set(x, at), at + x.length), 0);
-  return { keys: FixedStrings.concat(keys), codes: CodeColumn.concat(codes, cut.codes.list), nums: all };
+  return putMoved(Infinity) ? out.done() : null;
 }

@@ -2,8 +2,7 @@ import { entryOrderKey, type FrontierEntry } from '../core/frontier.js';
 import { CHANNELS } from '../core/frontier-codes.js';
 import { cycleNode, evaluatedFor } from '../core/frontier-reads.js';
 import type { WorkItem } from '../core/types.js';
-import { cutPlace, type CutIndex } from './frontier-cut.js';
-import { CodeColumn, FixedStrings } from './cut-columns.js';
+import { cutPlace, CutPieces, type CutIndex } from './frontier-cut.js';
 import type { DepIndex, DepRow } from './frontier-deps.js';
 import { prioHash, titleHash } from './graph-entry.js';
 import type { Titled } from './stat-index.js';
@@ -153,42 +152,34 @@ export function runsWithout(kind: number, n: number, gone: number[]): Seg[] {
   return segs;
 }
 
-/** The cut after the patch, made of ranges of the one before (copied as they are) and single entries. */
+/**
+ * The cut after the patch, made of ranges of the one before (copied as they are) and single entries
+ * (CutPieces), with the special entries it keeps the text of.
+ */
 export class CutBuilder {
-  private keys: FixedStrings[] = [];
-  private nums: Float64Array[] = [];
-  private codes: CodeColumn[] = [];
+  private pieces: CutPieces;
   private entries: Record<string, FrontierEntry> = {};
   /** The special entries kept in the cut before (deps.cutEntries), by their place in it. */
   private specials: Array<[number, string]>;
-  constructor(private was: CutIndex, private deps: DepIndex) {
+  constructor(was: CutIndex, private deps: DepIndex) {
+    this.pieces = new CutPieces(was);
     this.specials = Object.keys(deps.cutEntries).map((code) => [cutPlace(was, Math.floor(Number(code) / 2 ** 32), Number(code) % 2 ** 32), code]);
   }
 
   /** Entries a to b (not b) of the cut before, still left out. */
   range(a: number, b: number): void {
     if (b <= a) return;
-    this.keys.push(this.was.keys.slice(a, b));
-    this.nums.push(this.was.nums.subarray(3 * a, 3 * b));
-    this.codes.push(this.was.codes.slice(a, b));
+    this.pieces.range(a, b);
     for (const [m, code] of this.specials) if (m >= a && m < b) this.entries[code] = this.deps.cutEntries[code];
   }
 
   /** One entry left out now (with its text, kept where it is a special item's). */
   one(k: number, i: number, prio: number, key: string, code: string, entry: FrontierEntry | null): void {
-    this.keys.push(FixedStrings.of([key], this.was.keys.width) ?? give('a key cannot be kept in the cut (not UTF-8, or too long)'));
-    this.nums.push(Float64Array.of(k, i, prio));
-    this.codes.push(CodeColumn.of([code]));
+    if (!this.pieces.one(key, code, [k, i, prio])) give('a key cannot be kept in the cut (not UTF-8, or too long)');
     if (entry) this.entries[posCode(k, i)] = entry;
   }
 
   done(): { cut: CutIndex; entries: Record<string, FrontierEntry> } {
-    const nums = new Float64Array(this.nums.reduce((n, x) => n + x.length, 0));
-    let at = 0;
-    for (const x of this.nums) {
-      nums.set(x, at);
-      at += x.length;
-    }
-    return { cut: { keys: FixedStrings.concat(this.keys), codes: CodeColumn.concat(this.codes, this.was.codes.list), nums }, entries: this.entries };
+    return { cut: this.pieces.done(), entries: this.entries };
   }
 }

@@ -22,11 +22,16 @@ import { trace } from '../store/trace.js';
 
 const SETTLE_MS = 50;
 
+/** HOLON_INDEX_REFRESH_SETTLE_MS: the wait after a burst (benchmarks set it long, to time a command before the refresh). */
+const settleMs = (env: NodeJS.ProcessEnv) => (Number(env.HOLON_INDEX_REFRESH_SETTLE_MS) > 0 ? Number(env.HOLON_INDEX_REFRESH_SETTLE_MS) : SETTLE_MS);
+
 export interface FrontierRefresher {
   /** Work files changed (the keeper saw events): refresh soon. */
   changed(): void;
   /** No refresh after this one. */
   stop(): void;
+  /** Whether it refreshes at all (not under HOLON_INDEX_REFRESH=0): the keeper says so to commands (refresh_cwd). */
+  active: boolean;
 }
 
 /**
@@ -35,7 +40,8 @@ export interface FrontierRefresher {
  * tests, whose traces say which path a command took).
  */
 export function frontierRefresher(home: Home, refresh: (agent: string) => Promise<unknown>, log: (line: string) => void, env: NodeJS.ProcessEnv): FrontierRefresher {
-  if (env.HOLON_INDEX_REFRESH === '0') return { changed: () => undefined, stop: () => undefined };
+  if (env.HOLON_INDEX_REFRESH === '0') return { changed: () => undefined, stop: () => undefined, active: false };
+  const settle = settleMs(env);
   let timer: NodeJS.Timeout | null = null;
   let running = false;
   let again = false;
@@ -69,14 +75,15 @@ export function frontierRefresher(home: Home, refresh: (agent: string) => Promis
     }
     if (again) {
       again = false;
-      schedule(SETTLE_MS, false);
+      schedule(settle, false);
     } else if (!settled) schedule(RACY_MS + 100, true);
   };
   return {
+    active: true,
     changed() {
       if (stopped) return;
       if (running) again = true;
-      else schedule(SETTLE_MS, false);
+      else schedule(settle, false);
     },
     stop() {
       stopped = true;

@@ -34,7 +34,7 @@ export function otherKeeper(home: Home): KeeperInfo | null {
  * batch of work file events; with `idleExitMs` it stops after that long without a question. Commands
  * never depend on it: without a keeper they stat every work file.
  */
-export async function startIndexKeeper(home: Home, log: (line: string) => void, opts: { foreground?: boolean; onChange?: () => void; idleExitMs?: number; takeOver?: boolean } = {}): Promise<IndexKeeper | null> {
+export async function startIndexKeeper(home: Home, log: (line: string) => void, opts: { foreground?: boolean; onChange?: () => void; idleExitMs?: number; takeOver?: boolean; refreshCwd?: string | null } = {}): Promise<IndexKeeper | null> {
   (globalThis as { [KEEPER_HOST]?: boolean })[KEEPER_HOST] = true;
   if (process.env.HOLON_INDEX === '0') {
     log('index keeper: not started (HOLON_INDEX=0)');
@@ -71,7 +71,7 @@ export async function startIndexKeeper(home: Home, log: (line: string) => void, 
   const forget = () => releaseHost(home.local);
   let worker: Worker;
   try {
-    worker = new Worker(new URL('./index-keeper.js', import.meta.url), { workerData: { local: home.local, agentsDir: agentsDir(home), sweepMs: sweepMs(process.env), idleExitMs: opts.idleExitMs ?? null } });
+    worker = new Worker(new URL('./index-keeper.js', import.meta.url), { workerData: { local: home.local, agentsDir: agentsDir(home), sweepMs: sweepMs(process.env), idleExitMs: opts.idleExitMs ?? null, refreshCwd: opts.refreshCwd ?? null } });
   } catch (err) {
     forget();
     log(`index keeper: could not start (${(err as Error).message}); commands stat every work file`);

@@ -42,9 +42,11 @@ interface Data {
   sweepMs?: number;
   /** Stop after this long without a question (`holon index --idle-exit`); null: never. */
   idleExitMs: number | null;
+  /** Where the host computes the answers again after a change (KeeperInfo.refresh_cwd); null: it does not. */
+  refreshCwd: string | null;
 }
 
-const { local, agentsDir, sweepMs, idleExitMs } = workerData as Data;
+const { local, agentsDir, sweepMs, idleExitMs, refreshCwd } = workerData as Data;
 const paths = keeperPaths(local);
 
 /** Past this many changed names in one answer, the asker lists its files instead. */
@@ -359,7 +361,7 @@ function start(): void {
     setTimeout(() => void sweep(), sweepMs ?? 30_000);
     // The question folder's identity: a copy of the home (cp -a) carries this file, and its commands
     // must not wait for a keeper that watches the original's folder.
-    writeCache(paths.info, JSON.stringify({ pid: process.pid, started_at: new Date().toISOString(), req: folderKey(paths.req), idle_exit_ms: idleExitMs, start: processStart(process.pid) }), join(local, 'tmp'));
+    writeCache(paths.info, JSON.stringify({ pid: process.pid, started_at: new Date().toISOString(), req: folderKey(paths.req), idle_exit_ms: idleExitMs, start: processStart(process.pid), ...(refreshCwd ? { refresh_cwd: refreshCwd } : {}) }), join(local, 'tmp'));
     post({ type: 'ready', text: `keeping the work index (${watches.size} work folder${watches.size === 1 ? '' : 's'} watched${idleExitMs === null ? '' : `; stops after ${Math.round(idleExitMs / 1000)} s without a question`})` });
     lastAsked = Date.now();
     idleCheck();

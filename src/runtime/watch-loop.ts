@@ -32,6 +32,8 @@ export interface WatchOptions {
   onRunEnd?: () => void;
   /** Called after each batch of work file events the index keeper saw (the frontier answers are refreshed). */
   onIndexChange?: () => void;
+  /** Where those refreshes run (the keeper tells commands: store/index-keeper-files.ts refresh_cwd); null: none. */
+  indexRefreshCwd?: string | null;
 }
 
 interface Pending {
@@ -107,7 +109,7 @@ export class Watcher {
     if (!this.opts.once) {
       this.files = await watchHome(this.home, () => this.requestPass(DEBOUNCE_MS), (err) => this.fileWatchFailed(err));
       // Keeps the frontier's listing cheap while the watcher runs (runtime/index-keeper.ts).
-      this.keeper = await startIndexKeeper(this.home, this.opts.log, { onChange: this.opts.onIndexChange, takeOver: true });
+      this.keeper = await startIndexKeeper(this.home, this.opts.log, { onChange: this.opts.onIndexChange, takeOver: true, refreshCwd: this.opts.indexRefreshCwd });
     }
     await this.pass();
   }

@@ -56,6 +56,11 @@ export interface KeeperInfo {
   idle_exit_ms?: number | null;
   /** When its process started (pid.ts processStart): a reused pid is not taken for it. */
   start?: string | null;
+  /**
+   * Where its process computes each agent's default answer again after a change (the folder its child
+   * `holon frontier` runs in, runtime/frontier-refresh.ts); absent when it does not (HOLON_INDEX_REFRESH=0).
+   */
+  refresh_cwd?: string | null;
 }
 
 /** A folder's identity (`dev:ino`), as keeper.json records its question folder's; null if no folder is there. */

@@ -48,7 +48,7 @@ interface NoAnswer {
 }
 
 /** The keeper's answer to "what changed in each agent's folder since `since[agent]` of `epoch`", or why there is none. */
-export function askKeeper(home: Home, epoch: string, since: Record<string, number>): KeeperAnswer | NoAnswer {
+export function askKeeper(home: Home, epoch: string, since: Record<string, number>): (KeeperAnswer & { refreshCwd: string | null }) | NoAnswer {
   const no = (why: string): NoAnswer => ({ why });
   if (process.platform !== 'linux') return no('no keeper off Linux');
   if (process.env.HOLON_INDEX === '0') return no('HOLON_INDEX=0');
@@ -80,7 +80,7 @@ export function askKeeper(home: Home, epoch: string, since: Record<string, numbe
       }
       try {
         const a = JSON.parse(text) as KeeperAnswer;
-        if (typeof a.epoch === 'string' && Number.isInteger(a.gen) && a.watched && typeof a.watched === 'object') return a;
+        if (typeof a.epoch === 'string' && Number.isInteger(a.gen) && a.watched && typeof a.watched === 'object') return { ...a, refreshCwd: typeof keeper.refresh_cwd === 'string' ? keeper.refresh_cwd : null };
       } catch {
         // Said below.
       }
@@ -97,6 +97,17 @@ export function askKeeper(home: Home, epoch: string, since: Record<string, numbe
   return no(`no answer from the keeper within ${waitMs()} ms`);
 }
 
+/**
+ * What the index keeper told a listing (listKept's `seen`): per agent whose listing it vouched for, the
+ * names it reported changed since that agent's snapshot; and where its host computes the answers again
+ * after a change (null: it does not). The keeper tells its host of every name it reports, in the same
+ * turn as it answers (runtime/index-keeper.ts afterBatch), so a refresh follows each of them.
+ */
+export interface KeeperSeen {
+  refreshCwd: string | null;
+  reported: Map<string, Set<string>>;
+}
+
 /** Snapshots past this many files make a full listing long work (see listKept's `longWork`). */
 const LONG_LISTING = 2000;
 
@@ -106,7 +117,7 @@ const LONG_LISTING = 2000;
  * such agent), with the snapshot's file count (0: none): the caller may then trade V8's optimizer for
  * less cpu (runtime/compile-mode.ts, which acts on the first call).
  */
-export function listKept(home: Home, agents = listAgents(home), longWork: (files: number) => void = () => {}): Listing[] {
+export function listKept(home: Home, agents = listAgents(home), longWork: (files: number) => void = () => {}, seen?: KeeperSeen): Listing[] {
   const snaps = new Map<string, StatIndex>();
   const cachePath = (a: string) => join(home.local, 'cache', `graph-${a}.json`);
   let epoch = '';
@@ -134,6 +145,7 @@ export function listKept(home: Home, agents = listAgents(home), longWork: (files
     return listed;
   }
   const mark = `${answer.epoch}:${answer.gen}`;
+  if (seen) seen.refreshCwd = answer.refreshCwd;
   const out: Listing[] = [];
   for (const a of agents) {
     // Own properties only: an agent may be called `constructor`.
@@ -147,6 +159,7 @@ export function listKept(home: Home, agents = listAgents(home), longWork: (files
     if (!vouched) long(a);
     codePath(vouched ? 'kept' : 'listed');
     const l = vouched ? rebuilt(home, a, s, reported, markOf) : listAgentWork(home, a, markOf, s);
+    if (vouched && seen) seen.reported.set(a, new Set(reported));
     // A snapshot the keeper could not vouch for, found equal to this listing made under its answer, is
     // stored under that answer's mark now: a reused answer writes nothing else, and without this every
     // later call would list in full again.

@@ -40,7 +40,7 @@ export async function run(ctx: Ctx, _args: string[], opts: Opts): Promise<void> 
   // a child: the keeper lives for hours beside the user's work, and an evaluation of a big home would
   // leave its heap grown (at 50,000 items some 60 MB more resident, for as long as it runs).
   const refresher = frontierRefresher(home, refreshInChild(home, ctx.cwd, ctx.env), log, ctx.env);
-  const keeper = await startIndexKeeper(home, log, { foreground: true, onChange: refresher.changed, idleExitMs });
+  const keeper = await startIndexKeeper(home, log, { foreground: true, onChange: refresher.changed, idleExitMs, refreshCwd: refresher.active ? ctx.cwd : null });
   if (!keeper) {
     refresher.stop();
     process.exitCode = 1;

@@ -28,7 +28,7 @@ export async function run(ctx: Ctx, _args: string[], opts: { listen?: string | b
   const sync = opts.sync ? await startSync(home, agents, parseDuration(opts.sync, '--sync'), log) : null;
   // While the watcher's index keeper runs, each agent's default frontier answer is kept fresh (runtime/frontier-refresh.ts).
   const refresher = opts.once ? null : frontierRefresher(home, refreshInChild(home, ctx.cwd, ctx.env), log, ctx.env);
-  const w = new Watcher(home, { agents, once: opts.once, listen, log, now, serves: sync ? (a) => sync.serves(a) : undefined, onRunEnd: sync ? () => void sync.round() : undefined, onIndexChange: refresher?.changed });
+  const w = new Watcher(home, { agents, once: opts.once, listen, log, now, serves: sync ? (a) => sync.serves(a) : undefined, onRunEnd: sync ? () => void sync.round() : undefined, onIndexChange: refresher?.changed, indexRefreshCwd: refresher?.active ? ctx.cwd : null });
   sync?.start(() => w.requestPass(0));
   try {
     if (opts.once) {

@@ -12,6 +12,14 @@ export const CHANNELS = ['runnable', 'needs_decision', 'needs_action', 'waiting'
 /** How many entries a channel `holon frontier` shows a person (its --limit when neither --json nor --all is given). */
 export const PERSON_LIMIT = 10;
 
+/**
+ * Without `all`, not_runnable lists only its first entries (frontier order) and `truncated.not_runnable`
+ * says how many more: a script needs the counts and the channels an agent acts on, and a large home's
+ * blocked tail (thousands of entries with their reasons) would be most of the output. `counts` and
+ * `by_code` always cover everything; `holon explain ID` gives any one item's reason.
+ */
+export const NOT_RUNNABLE_SHOWN = 50;
+
 /** `closed` items (done, superseded, decided gates, other agents' items) are counted, never listed. */
 export type Channel = (typeof CHANNELS)[number] | 'closed';
 

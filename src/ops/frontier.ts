@@ -2,27 +2,23 @@ import type { Frontier } from '../core/frontier.js';
 import type { RecordProblem } from '../core/record-codec.js';
 import { jsonParts } from '../core/json-parts.js';
 import { iso } from '../core/time.js';
+import { NOT_RUNNABLE_SHOWN } from '../core/frontier-codes.js';
 import { frontierFingerprint, graphFingerprint, headerFor, openAnswerText, readAnswerText, readCachedFrontier, readCut, readDeps, readTitleIndex, restampFrontier, reuseParts, stillValid, storeCut, storeFrontier, storeTitleIndex, withNow, type CachedFrontier, type FrontierHeader, type FrontierView, type TextCopy } from '../store/frontier-cache.js';
 import { currentTitles, titleIndexOf } from '../store/frontier-titles.js';
 import type { Titled } from '../store/stat-index.js';
 import { quickDigest, type Entry, type Listing } from '../store/graph-index.js';
 import type { Home } from '../store/home.js';
-import { listKept } from '../store/kept-listing.js';
+import { listKept, type KeeperSeen } from '../store/kept-listing.js';
 import { beforeLongWork } from '../runtime/compile-mode.js';
 import { codePath } from '../store/code-paths.js';
+import { leftToKeeper, topAfterChange, withVerdicts } from './frontier-patched.js';
 import { trace } from '../store/trace.js';
 import type { OpsCtx } from './context.js';
 import { holderOf } from './holder.js';
 
 export type FrontierResult = Frontier & { problems: RecordProblem[] };
 
-/**
- * Without `all`, not_runnable lists only its first entries (frontier order) and `truncated.not_runnable`
- * says how many more: a script needs the counts and the channels an agent acts on, and a large home's
- * blocked tail (thousands of entries with their reasons) would be most of the output. `counts` and
- * `by_code` always cover everything; `holon explain ID` gives any one item's reason.
- */
-export const NOT_RUNNABLE_SHOWN = 50;
+export { NOT_RUNNABLE_SHOWN };
 
 export interface FrontierOpts {
   limit?: number;
@@ -82,7 +78,7 @@ export async function frontierOut(ctx: OpsCtx, opts: FrontierOpts): Promise<{ pa
  * frontierParts gives it.
  */
 export async function frontierHead(ctx: OpsCtx, head: number): Promise<Answer> {
-  const a = await answerParts(ctx, {}, head);
+  const a = await answerParts(ctx, {}, head, true);
   if (a.rest) trace(`frontier: the answer's first ${head} bytes read`);
   return a;
 }
@@ -93,8 +89,10 @@ export async function frontierHead(ctx: OpsCtx, head: number): Promise<Answer> {
  * call's), and the bytes after that start to copy (`parts` then ends where the start does), each null
  * once another answer is stored; `header`, what it is stored under (a view cut from it inherits it).
  */
-interface Answer {
+export interface Answer {
   parts: Array<string | Uint8Array>;
+  /** A patched answer left to the index keeper to store (frontier-patched.ts leftToKeeper): nothing cut from it is stored either. */
+  unstored?: boolean;
   rest?: () => Buffer | null;
   tail?: () => TextCopy | null;
   header?: StoredHeader;
@@ -108,14 +106,20 @@ function restOf(home: Home, agent: string, view: FrontierView, c: CachedFrontier
   return { rest: () => readAnswerText(home, agent, view, token), tail: () => openAnswerText(home, agent, view, token, c.bytes.length) };
 }
 
-async function answerParts(ctx: OpsCtx, opts: FrontierOpts, head?: number): Promise<Answer> {
+/**
+ * `pick`: for `holon pick`, which reads the top of runnable alone. A pick, and a view a person sees,
+ * leave a patched answer to the index keeper where it will store it (frontier-patched.ts leftToKeeper).
+ */
+async function answerParts(ctx: OpsCtx, opts: FrontierOpts, head?: number, pick = false): Promise<Answer> {
   const view = { limit: opts.limit, all: Boolean(opts.all) };
   const home = ctx.home();
   const agent = ctx.agent();
   const holder = holderOf(ctx, agent);
-  const listings = listKept(home, undefined, (files) => beforeLongWork(0, files));
-  const at = { agent, holder, listings };
-  if (!view.all && view.limit !== undefined && view.limit <= NOT_RUNNABLE_SHOWN) {
+  const seen: KeeperSeen = { refreshCwd: null, reported: new Map() };
+  const listings = listKept(home, undefined, (files) => beforeLongWork(0, files), seen);
+  const limited = !view.all && view.limit !== undefined && view.limit <= NOT_RUNNABLE_SHOWN;
+  const at: At = { agent, holder, listings, seen: pick || limited ? seen : undefined, pick };
+  if (limited) {
     const cut = await limitedFromDefault(ctx, view, at);
     if (cut) return cut;
   }
@@ -127,7 +131,7 @@ async function answerParts(ctx: OpsCtx, opts: FrontierOpts, head?: number): Prom
  * answer (store/frontier-limit.ts) when its own stored answer is not current; null where it cannot be
  * cut, and it is evaluated.
  */
-async function limitedFromDefault(ctx: OpsCtx, view: FrontierView, at: { agent: string; holder: string; listings: Listing[] }): Promise<Answer | null> {
+async function limitedFromDefault(ctx: OpsCtx, view: FrontierView, at: At): Promise<Answer | null> {
   const home = ctx.home();
   const { agent, holder, listings } = at;
   const fp = frontierFingerprint(home, agent, holder, view, listings);
@@ -150,7 +154,7 @@ async function limitedFromDefault(ctx: OpsCtx, view: FrontierView, at: { agent: 
   }
   const { limitedAnswer } = await import('../store/frontier-limit.js');
   // (A patched or evaluated answer in its parts, not joined: megabytes of fresh memory at 50,000 items.)
-  const text = !token ? null : base.rest ? base.rest() : base.parts;
+  const text = base.unstored ? base.parts : !token ? null : base.rest ? base.rest() : base.parts;
   const cut = text && limitedAnswer(text, view.limit!, NOT_RUNNABLE_SHOWN);
   if (!cut) {
     trace('frontier: not cut from the default answer');
@@ -160,7 +164,8 @@ async function limitedFromDefault(ctx: OpsCtx, view: FrontierView, at: { agent: 
   // Made from what the default answer was made from: its header, under this view's file keys, with no
   // graph digest (a limited answer is reused by its file keys, or while the default answer is the same).
   const { token: _, ...header } = base.header!;
-  storeFrontier(home, agent, view, { ...header, fp: keptFp, gfp: '', lineage: undefined, now: cut.now, base: token }, cut.parts, null);
+  // (Not when the default answer was patched for the keeper to store: its refresh stores this view too.)
+  if (!base.unstored) storeFrontier(home, agent, view, { ...header, fp: keptFp, gfp: '', lineage: undefined, now: cut.now, base: token }, cut.parts, null);
   // Stored with the `now` of the text it was cut from (a default answer reused as stored, read from its
   // file, has the time it was made), printed with this call's.
   return { parts: withNow(cut.parts, cut.now, nowIso) };
@@ -169,7 +174,16 @@ async function limitedFromDefault(ctx: OpsCtx, view: FrontierView, at: { agent: 
 /** What a view cut from the default answer reads of it where that is reused as stored: its token line and head. */
 const BASE_HEAD = 4096;
 
-async function answerFor(ctx: OpsCtx, view: FrontierView, at: { agent: string; holder: string; listings: Listing[] }, head?: number): Promise<Answer> {
+/** The acting agent and holder, the listings; for a pick or a person's view, what the index keeper said of them (`seen`). */
+interface At {
+  agent: string;
+  holder: string;
+  listings: Listing[];
+  seen?: KeeperSeen;
+  pick?: boolean;
+}
+
+async function answerFor(ctx: OpsCtx, view: FrontierView, at: At, head?: number): Promise<Answer> {
   const { limit } = view;
   const home = ctx.home();
   const { agent, holder, listings } = at;
@@ -194,6 +208,7 @@ async function answerFor(ctx: OpsCtx, view: FrontierView, at: { agent: string; h
     const snapshots: Record<string, Titled> = {};
     const changed: Array<Array<[number, Entry]>> = [];
     const before: Array<[number, number, number]> = [];
+    const stores: Array<() => void> = [];
     let known = true;
     for (const l of listings) {
       const d = quickDigest(home, l);
@@ -205,8 +220,15 @@ async function answerFor(ctx: OpsCtx, view: FrontierView, at: { agent: string; h
       snapshots[l.agent] = d.snapshot;
       changed.push(d.changed);
       before.push(d.before);
+      stores.push(d.store);
     }
+    const storeSnapshots = () => stores.splice(0).forEach((store) => store());
     const gfp = known ? graphFingerprint(home, agent, holder, view, digest) : '';
+    const patchable = known && prev.header.gfp !== gfp && defaultView(view);
+    // A pick or a look after a change that the index keeper reported and will compute this answer again
+    // for: patched and not stored, and for a pick, its top alone (see leftToKeeper).
+    const toKeeper = patchable && at.seen !== undefined && leftToKeeper(ctx, at.seen, agent, holder, listings, changed);
+    if (!toKeeper) storeSnapshots();
     if (known && prev.header.gfp === gfp) {
       const reused = withTitles(home, agent, holder, view, whole!, keptFp, listings, snapshots, nowIso);
       if (reused) return reused;
@@ -214,14 +236,17 @@ async function answerFor(ctx: OpsCtx, view: FrontierView, at: { agent: string; h
     // A few items changed what the frontier reads (a complete, a claim): those and their readers.
     // Only from the snapshot the answer was made on: one another call stored since (another view's, which
     // read a file edited by hand) would hide that file's change from the changed ones.
-    if (known && prev.header.gfp !== gfp && defaultView(view)) {
+    if (patchable) {
       const found = Object.fromEntries(listings.map((l, k) => [l.agent, before[k][0]]));
-      if (graphFingerprint(home, agent, holder, view, found) !== prev.header.gfp) trace('frontier: not patched (the snapshot is not the one the answer was made on)');
-      else {
-        const full = whole!.get();
-        const patched = full && (await withVerdicts(ctx, { agent, holder, view, prev: full, fp: keptFp, gfp, listings, snapshots, changed, before }));
-        if (patched) return patched;
-      }
+      const args = { agent, holder, view, prev, fp: keptFp, gfp, listings, snapshots, changed, before };
+      const same = graphFingerprint(home, agent, holder, view, found) === prev.header.gfp;
+      if (!same) trace('frontier: not patched (the snapshot is not the one the answer was made on)');
+      const top = same && toKeeper && at.pick ? await topAfterChange(ctx, args, whole!) : null;
+      if (top) return top;
+      const full = same && whole!.get();
+      const patched = full && (await withVerdicts(ctx, { ...args, prev: full }, !toKeeper));
+      if (patched) return patched;
+      storeSnapshots();
     }
   }
   // Loaded only now: a reused answer needs neither the graph nor the evaluator.
@@ -270,34 +295,8 @@ function folderOf(folders: Array<[string, number]>): (n: number) => string {
   };
 }
 
-/**
- * The previous answer with the verdicts of the changed items and of the items reading them evaluated
- * again (store/frontier-patch.ts); null when it cannot be patched, and the graph is evaluated.
- */
-async function withVerdicts(ctx: OpsCtx, x: { agent: string; holder: string; view: FrontierView; prev: CachedFrontier; fp: string; gfp: string; listings: Listing[]; snapshots: Record<string, Titled>; changed: Array<Array<[number, Entry]>>; before: Array<[number, number, number]> }): Promise<Answer | null> {
-  const home = ctx.home();
-  const { agent, view, prev } = x;
-  codePath('verdicts');
-  const deps = readDeps(home, agent, view, prev.header.lineage);
-  const index = deps && readTitleIndex(home, agent, view, prev);
-  if (!deps || !index) return null;
-  const cut = index.channels[index.channels.length - 1][1] ? readCut(home, agent, view, prev.header.lineage) : null;
-  // Its titles and priorities as the index was made, too (the graph digest leaves them out).
-  const asFound = x.before.every(([, titles, prios], k) => index.listings[k]?.titles === titles && index.listings[k].prios === prios);
-  const { patchVerdicts } = await import('../store/frontier-patch.js');
-  const done = patchVerdicts(home, {
-    agent, holder: x.holder, nowMs: ctx.nowMs, cwd: ctx.cwd, text: prev.bytes.subarray(prev.start), header: prev.header,
-    index, cut, deps, listings: x.listings, snapshots: x.snapshots, changed: x.changed, asFound, cap: NOT_RUNNABLE_SHOWN,
-  });
-  if (!done) return null;
-  trace(`frontier: patched (${done.evaluated} item${done.evaluated === 1 ? '' : 's'} evaluated again)`);
-  const header = { ...done.header, fp: x.fp, gfp: x.gfp };
-  const token = storeFrontier(home, agent, view, header, done.parts, done.index, done.deps);
-  return { parts: done.parts, header: { ...header, token } };
-}
-
 /** A stored answer, and its whole text read on first need (`get`: null when another answer was stored meanwhile). */
-interface Whole {
+export interface Whole {
   prev: CachedFrontier;
   get: () => CachedFrontier | null;
   /** What `get` gave, if it was called. */

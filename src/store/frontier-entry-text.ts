@@ -25,9 +25,9 @@ export interface ChannelText {
   spans: number[];
 }
 
-const CLOSE_ENTRY = Buffer.from('\n    }');
+export const CLOSE_ENTRY = Buffer.from('\n    }');
 const LAST = CHANNELS[CHANNELS.length - 1];
-const CLOSE_ARRAY = Buffer.from('\n  ]');
+export const CLOSE_ARRAY = Buffer.from('\n  ]');
 
 /**
  * The members of channel `c` in the answer's text (its entries' lengths are in `quads` from `first`,

@@ -217,10 +217,10 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph, conte
 /**
  * The graph digest of a listing without loading the graph cache, when its snapshot (stat-index.ts)
  * has the same names in the same order: only files whose stat numbers differ are read. Those files'
- * new entries go to the graph cache's patch log and a new snapshot is written. Null when the
+ * new entries go to the graph cache's patch log, and `store` writes the new snapshot. Null when the
  * snapshot cannot answer (missing, other names, a file that vanished): load the graph instead.
  */
-export function quickDigest(home: Home, listing: Listing): { digest: number; snapshot: StatIndex; changed: Array<[number, Entry]>; before: [number, number, number] } | null {
+export function quickDigest(home: Home, listing: Listing): { digest: number; snapshot: StatIndex; changed: Array<[number, Entry]>; before: [number, number, number]; store: () => void } | null {
   const { agent, stats, racy, linked, cachePath } = listing;
   const idx = listing.snapshot ?? readStatIndex(idxOf(cachePath), GRAPH_STAMP);
   if (!idx || idx.count !== listing.count || idx.names !== listing.joined) return null;
@@ -270,8 +270,9 @@ export function quickDigest(home: Home, listing: Listing): { digest: number; sna
     // If it cannot (a read-only home), the graph cache then parses these files itself.
     appendLog(cachePath, patch.join(''));
   }
-  if (patch.length || listing.remark) writeStatIndex(idxOf(cachePath), { ...idx, mark: listing.mark }, GRAPH_STAMP, join(home.local, 'tmp'), listing.part);
-  return { digest: idx.sums[0], snapshot: idx, changed, before };
+  // Stored by the caller (`store`): not by a pick that leaves the answer to the index keeper (ops/frontier.ts).
+  const store = patch.length || listing.remark ? () => writeStatIndex(idxOf(cachePath), { ...idx, mark: listing.mark }, GRAPH_STAMP, join(home.local, 'tmp'), listing.part) : () => undefined;
+  return { digest: idx.sums[0], snapshot: idx, changed, before, store };
 }
 
 

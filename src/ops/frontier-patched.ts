@@ -1,0 +1,98 @@
+import type { Entry, Listing } from '../store/graph-index.js';
+import { readCut, readDeps, readTitleIndex, storeFrontier, type CachedFrontier, type FrontierView } from '../store/frontier-cache.js';
+import type { PatchInput } from '../store/frontier-patch-plan.js';
+import type { VerdictPatch } from '../store/frontier-patch.js';
+import type { Home } from '../store/home.js';
+import type { KeeperSeen } from '../store/kept-listing.js';
+import type { Titled } from '../store/stat-index.js';
+import { codePath } from '../store/code-paths.js';
+import { trace } from '../store/trace.js';
+import type { OpsCtx } from './context.js';
+import { NOT_RUNNABLE_SHOWN } from '../core/frontier-codes.js';
+import type { Answer, Whole } from './frontier.js';
+
+/**
+ * A cached answer after a change of a few items: patched (store/frontier-patch.ts) and stored, or, for a
+ * pick whose change the index keeper will store, only the top of runnable (store/frontier-patch-head.ts).
+ */
+
+export type VerdictArgs = { agent: string; holder: string; view: FrontierView; prev: CachedFrontier; fp: string; gfp: string; listings: Listing[]; snapshots: Record<string, Titled>; changed: Array<Array<[number, Entry]>>; before: Array<[number, number, number]> };
+
+/**
+ * The previous answer with the verdicts of the changed items and of the items reading them evaluated
+ * again (store/frontier-patch.ts); null when it cannot be patched, and the graph is evaluated.
+ */
+export async function withVerdicts(ctx: OpsCtx, x: VerdictArgs, store: boolean): Promise<Answer | null> {
+  codePath('verdicts');
+  const input = patchInput(ctx, x);
+  if (!input) return null;
+  const { patchVerdicts } = await import('../store/frontier-patch.js');
+  return patched(ctx.home(), patchVerdicts, x, { ...input, text: x.prev.bytes.subarray(x.prev.start) }, store);
+}
+
+/** What a verdict patch reads beside the answer's text (its read index, entry index and cut); null when one is missing. */
+function patchInput(ctx: OpsCtx, x: VerdictArgs): Omit<PatchInput, 'text'> | null {
+  const home = ctx.home();
+  const { agent, view, prev } = x;
+  const deps = readDeps(home, agent, view, prev.header.lineage);
+  const index = deps && readTitleIndex(home, agent, view, prev);
+  if (!deps || !index) return null;
+  const cut = index.channels[index.channels.length - 1][1] ? readCut(home, agent, view, prev.header.lineage) : null;
+  // Its titles and priorities as the index was made, too (the graph digest leaves them out).
+  const asFound = x.before.every(([, titles, prios], k) => index.listings[k]?.titles === titles && index.listings[k].prios === prios);
+  return {
+    agent, holder: x.holder, nowMs: ctx.nowMs, cwd: ctx.cwd, header: prev.header,
+    index, cut, deps, listings: x.listings, snapshots: x.snapshots, changed: x.changed, asFound, cap: NOT_RUNNABLE_SHOWN,
+  };
+}
+
+/** The patched answer, stored unless `store` is false (left to the keeper: leftToKeeper); null when it cannot be patched. */
+function patched(home: Home, patchVerdicts: (home: Home, x: PatchInput) => VerdictPatch | null, x: VerdictArgs, input: PatchInput, store: boolean): (Answer & { parts: Buffer[] }) | null {
+  const done = patchVerdicts(home, input);
+  if (!done) return null;
+  trace(`frontier: patched (${done.evaluated} item${done.evaluated === 1 ? '' : 's'} evaluated again)${store ? '' : '; the index keeper stores the answer'}`);
+  const header = { ...done.header, fp: x.fp, gfp: x.gfp };
+  if (!store) return { parts: done.parts, header: { ...header, token: '' }, unstored: true };
+  const token = storeFrontier(home, x.agent, x.view, header, done.parts, done.index, done.deps);
+  return { parts: done.parts, header: { ...header, token } };
+}
+
+/**
+ * Whether a pick, or a look (a view of up to 50 a channel, cut from the default answer), can leave a
+ * patched answer to the index keeper: its host computes each agent's default answer and the view a
+ * person sees again after a change (runtime/frontier-refresh.ts), with the agent's own holder and in its
+ * own folder, and every file this call found changed is one the keeper reported, which it has told
+ * that refresh of (store/kept-listing.ts KeeperSeen). The call then stores nothing, neither the answer
+ * (megabytes at 50,000 items) nor the snapshot, nor a view cut from it: the refresh, in the keeper's
+ * process, stores them once, where the command and then the refresh each did. A pick reads only the top
+ * of runnable as the patch would leave it (topAfterChange). A change the keeper did not report (a file
+ * it cannot vouch for), another holder or folder, no refresh (HOLON_INDEX_REFRESH=0), or the refresh
+ * itself (HOLON_INDEX_REFRESHING), and the call stores as before.
+ */
+export function leftToKeeper(ctx: OpsCtx, seen: KeeperSeen, agent: string, holder: string, listings: Listing[], changed: Array<Array<[number, Entry]>>): boolean {
+  if (ctx.env.HOLON_INDEX_REFRESHING === '1' || seen.refreshCwd === null || seen.refreshCwd !== ctx.cwd || holder !== `agent:${agent}`) return false;
+  return listings.every((l, k) => changed[k].every(([i]) => seen.reported.get(l.agent)?.has(l.nameAt(i)) === true));
+}
+
+/**
+ * A pick's answer after a change the keeper will store (leftToKeeper): the top of runnable, patched
+ * from the answer's start alone (store/frontier-patch-head.ts); `rest`, the whole answer patched (not
+ * stored either) only if the pick needs more of it. Null when it cannot be patched so.
+ */
+export async function topAfterChange(ctx: OpsCtx, x: VerdictArgs, whole: Whole): Promise<Answer | null> {
+  const input = patchInput(ctx, x);
+  if (!input) return null;
+  const home = ctx.home();
+  const [{ patchedHead }, { patchVerdicts }] = await Promise.all([import('../store/frontier-patch-head.js'), import('../store/frontier-patch.js')]);
+  const top = patchedHead(home, { ...input, text: x.prev.bytes.subarray(x.prev.start) });
+  if (!top) return null;
+  codePath('head');
+  trace(`frontier: top of runnable patched (${top.evaluated} item${top.evaluated === 1 ? '' : 's'} evaluated again); the index keeper stores the answer`);
+  const rest = () => {
+    const full = whole.get();
+    const done = full && patched(home, patchVerdicts, { ...x, prev: full }, { ...input, text: full.bytes.subarray(full.start) }, false);
+    return done ? Buffer.concat(done.parts) : null;
+  };
+  return { parts: top.parts, rest };
+}
+

@@ -118,8 +118,13 @@ function ticketHome(n) {
  * Unless `refresh`, it does not compute the frontier answers again in the background
  * (HOLON_INDEX_REFRESH=0): those rows measure what a command does itself.
  */
+/**
+ * An index keeper (`holon index`) for the home at `cwd`. `refresh`: false, it does not compute the answers
+ * again (HOLON_INDEX_REFRESH=0); true, 50 ms after a change as it does by default; 'late', only after an
+ * hour of quiet (HOLON_INDEX_REFRESH_SETTLE_MS), so a row can time a command that comes before its refresh.
+ */
 function startKeeper(cwd, refresh = false) {
-  const env = { ...process.env, ...ENV, ...(refresh ? {} : { HOLON_INDEX_REFRESH: '0' }) };
+  const env = { ...process.env, ...ENV, ...(!refresh ? { HOLON_INDEX_REFRESH: '0' } : refresh === 'late' ? { HOLON_INDEX_REFRESH_SETTLE_MS: '3600000' } : {}) };
   // Started through a shell that exits at once, so the keeper is not this (synchronous) script's child:
   // its exit is reaped by init, and `kill -0` below stops answering once it is gone.
   const pid = Number(spawnSync('bash', ['-c', `${sh([process.execPath, BIN, 'index'])} >/dev/null 2>&1 & echo $!`], { cwd, env, encoding: 'utf8' }).stdout.trim());
@@ -243,13 +248,26 @@ for (const n of SIZES) {
         row('holon pick (no id), nothing changed, with a keeper', size, 1.5, m(() => ['pick'], { prepare: claimedWarm }));
         // The loop of the day (before each run: the top item picked and completed), then the next one
         // picked. A status change is patched in: the changed items and their readers evaluated again.
-        row('holon pick (no id) after a complete, with a keeper', size, 1.5, m(() => ['pick'], { prepare: completed }));
+        // (A keeper that does not compute the answers again: the pick patches the answer and stores it.)
+        row('holon pick (no id) after a complete, with a keeper that does not refresh the answers', size, 1.5, m(() => ['pick'], { prepare: completed }));
         // A person's loop: a look (`holon frontier`, 10 a channel) after the complete, then the pick. The
         // look is cut from the default answer, which it patches (store/frontier-limit.ts); the pick reuses it.
         row('holon frontier (10 a channel) after a complete, with a keeper', size, goal, m(() => ['frontier'], { prepare: completed }));
         row('holon pick (no id) after a complete and a holon frontier, with a keeper', size, 1.5, m(() => ['pick'], { prepare: `${completed}; ${holonSh('frontier')} >/dev/null` }));
       } finally {
         keeper.stop();
+      }
+      // The loop of the day with a keeper that computes the answers again after a change, timed before its
+      // refresh (an hour away here): the pick reads the top of runnable as a patch leaves it, and stores
+      // nothing, since the refresh will (ops/frontier-patched.ts leftToKeeper). Before each run the answer is
+      // stored after the last run's claim, so each run finds the one change of its complete.
+      const late = startKeeper(cwd, 'late');
+      if (late) {
+        try {
+          row('holon pick (no id) after a complete, with a keeper, before it refreshed the answer', size, 1.5, m(() => ['pick'], { prepare: `${warm} >/dev/null; ${completed}` }));
+        } finally {
+          late.stop();
+        }
       }
       // The same loop with a keeper that computes the answers again after a change (runtime/frontier-refresh.ts),
       // given the moment an agent takes between two commands: the refresh, and the window after a change

@@ -16,7 +16,12 @@ import { diff, iso, prng, record, T0, writeHome } from '../helpers/fuzz-home.js'
  */
 
 /** One seed's home and run: `steps` random operations, each followed by a check of the fast answers. */
-async function fuzz(seed: number, opts: { n: number; steps: number; keeper?: boolean; contentCache?: boolean }) {
+/**
+ * `keeper`: an index keeper runs beside, which refreshes the answers 50 ms after a change (true), or
+ * only after ten minutes of quiet ('late': every pick right after a change comes before its refresh,
+ * and reads the top of runnable as a patch leaves it, ops/frontier-patched.ts).
+ */
+async function fuzz(seed: number, opts: { n: number; steps: number; keeper?: boolean | 'late'; contentCache?: boolean }) {
   const rnd = prng(seed);
   const p = await project();
   if ((await p.h(['agent', 'add', 'peer'])).code !== 0) throw new Error('agent add failed');
@@ -33,7 +38,7 @@ async function fuzz(seed: number, opts: { n: number; steps: number; keeper?: boo
   // With `contentCache`, the machine's content cache (by git blob id) is on for every call but the full ones.
   const cacheDir = opts.contentCache ? tempDir('holon-cc-') : 'off';
   const env = () => ({ HOLON_NOW: iso(now), HOLON_TRACE_INDEX: '1', HOLON_INDEX_WAIT_MS: '60000', HOLON_CACHE_DIR: cacheDir });
-  const keeper = opts.keeper ? startKeeper(p.dir, { HOLON_INDEX_SWEEP_MS: '300', HOLON_INDEX_REFRESH: '1' }) : null;
+  const keeper = opts.keeper ? startKeeper(p.dir, { HOLON_INDEX_SWEEP_MS: '300', HOLON_INDEX_REFRESH: '1', ...(opts.keeper === 'late' ? { HOLON_INDEX_REFRESH_SETTLE_MS: '600000' } : {}) }) : null;
   await keeper?.ready();
   const local = join(p.home, 'local');
   const log: string[] = [];
@@ -102,6 +107,22 @@ async function fuzz(seed: number, opts: { n: number; steps: number; keeper?: boo
         for (const t of r.stderr.match(/main: (kept|content cache|every file stat'ed)|frontier: (cut to \d+|reused \(cut from the same default answer\))/g) ?? []) paths[t] = (paths[t] ?? 0) + 1;
       }
     }
+    const full = await fullOf(step, views, dir);
+    for (const f of fast) {
+      const want = full.get(f.v.join(' '))!;
+      if (f.out !== want) throw new Error(`seed ${seed}, ${step}: frontier --json ${f.v.join(' ')} differs from a full evaluation\n${diff(JSON.parse(f.out), JSON.parse(want))}\ntrace:\n${f.trace}\nsteps:\n${log.join('\n')}`);
+    }
+    if (dir !== p.dir) return;
+    lastFull = full.has('') ? JSON.parse(full.get('')!) : null;
+    lastAll = full.has('--all') ? JSON.parse(full.get('--all')!) : null;
+    if (lastFull?.truncated.not_runnable) paths.cut = (paths.cut ?? 0) + 1;
+    if (lastFull?.problems.length) paths.problems = (paths.problems ?? 0) + 1;
+  };
+
+  /** The views' full evaluations (by their args joined), with no local/ and no keeper. */
+  const fullOf = async (step: string, views: string[][], dir = p.dir) => {
+    const local = join(dir, '.holon/local');
+    const copy = keeper && dir === p.dir;
     const full = new Map<string, string>();
     // With a keeper that refreshes the answers, local/ stays where it is (the keeper writes into it):
     // the full evaluation runs in a copy of the checkout without it. The probes' results are state, not
@@ -123,15 +144,7 @@ async function fuzz(seed: number, opts: { n: number; steps: number; keeper?: boo
       if (copy) rmSync(where, { recursive: true, force: true });
       else rmSync(local, { recursive: true, force: true }), renameSync(`${local}.kept`, local);
     }
-    for (const f of fast) {
-      const want = full.get(f.v.join(' '))!;
-      if (f.out !== want) throw new Error(`seed ${seed}, ${step}: frontier --json ${f.v.join(' ')} differs from a full evaluation\n${diff(JSON.parse(f.out), JSON.parse(want))}\ntrace:\n${f.trace}\nsteps:\n${log.join('\n')}`);
-    }
-    if (dir !== p.dir) return;
-    lastFull = full.has('') ? JSON.parse(full.get('')!) : null;
-    lastAll = full.has('--all') ? JSON.parse(full.get('--all')!) : null;
-    if (lastFull?.truncated.not_runnable) paths.cut = (paths.cut ?? 0) + 1;
-    if (lastFull?.problems.length) paths.problems = (paths.problems ?? 0) + 1;
+    return full;
   };
 
   const ops: Array<[number, () => Promise<unknown> | unknown]> = [
@@ -143,6 +156,20 @@ async function fuzz(seed: number, opts: { n: number; steps: number; keeper?: boo
       if (want && r.code === 0) expect(r.stdout + r.stderr, `seed ${seed}: pick took another item than the full evaluation's first\n${log.join('\n')}`).toContain(want);
     }],
     [2, async () => { const id = random(); if (id) await run('pick', id); }],
+    [opts.keeper === 'late' ? 5 : 0, async () => {
+      // A change, then a pick at once: before the keeper's refresh, it reads the top of runnable as a
+      // patch leaves it (the changes pile up until a frontier call stores an answer), and must take
+      // the full evaluation's first item all the same.
+      const id = open();
+      if (!id) return;
+      if (rnd.next() < 0.5) await run('complete', id, '--result', 'r', '--evidence', 'e', '--no-followup', 'none');
+      else rewrite(id, (t) => t.replace(/^status: .*$/m, `status: "${rnd.one(['done', 'blocked'])}"`), 'status');
+      const want = JSON.parse((await fullOf('before a pick', [[]])).get('')!).runnable[0]?.id;
+      const r = await run('pick');
+      if (/frontier: top of runnable patched/.test(r.stderr)) paths['pick: top of runnable patched'] = (paths['pick: top of runnable patched'] ?? 0) + 1;
+      if (want && r.code === 0) expect(r.stdout + r.stderr, `seed ${seed}: pick took another item than the full evaluation's first\n${log.join('\n')}`).toContain(want);
+      if (want) expect(r.code, r.stderr).toBe(0);
+    }],
     [3, async () => { const id = open(); if (id) await run('claim', id, ...(rnd.next() < 0.5 ? ['--ttl', `${5 + rnd.int(60)}m`] : [])); }],
     [2, async () => { const id = random(); if (id) await run('release', id, '--force'); }],
     [3, async () => { const id = open(); if (id) await run('block', id, '--reason', 'r', '--recovery', 'x'); }],
@@ -296,7 +323,7 @@ async function fuzz(seed: number, opts: { n: number; steps: number; keeper?: boo
   return { paths, log };
 }
 
-// FUZZ_SEEDS=10-40 (or 5,9) runs those seeds instead, FUZZ_KEEPER=1 each with a keeper, FUZZ_N=300 each
+// FUZZ_SEEDS=10-40 (or 5,9) runs those seeds instead, FUZZ_KEEPER=1 (or late) each with a keeper, FUZZ_N=300 each
 // with that many items (past some 200 the default view's cap leaves entries out): for a longer hunt.
 const range = process.env.FUZZ_SEEDS?.split(',').flatMap((r) => {
   const [a, b = a] = r.split('-').map(Number);
@@ -306,7 +333,7 @@ const range = process.env.FUZZ_SEEDS?.split(',').flatMap((r) => {
 describe.runIf(range)('the frontier fast path, fuzzed: the seeds asked for', () => {
   for (const seed of range ?? []) {
     it(`seed ${seed}`, async () => {
-      const { paths } = await fuzz(seed, { n: Number(process.env.FUZZ_N ?? 80 + (seed % 5) * 20), steps: Number(process.env.FUZZ_STEPS ?? 40), keeper: process.env.FUZZ_KEEPER === '1', contentCache: process.env.FUZZ_CC === '1' });
+      const { paths } = await fuzz(seed, { n: Number(process.env.FUZZ_N ?? 80 + (seed % 5) * 20), steps: Number(process.env.FUZZ_STEPS ?? 40), keeper: process.env.FUZZ_KEEPER === 'late' ? 'late' : process.env.FUZZ_KEEPER === '1', contentCache: process.env.FUZZ_CC === '1' });
       console.log(`seed ${seed}:`, JSON.stringify(paths));
     }, 600_000);
   }

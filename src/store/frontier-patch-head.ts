@@ -8,7 +8,7 @@ import { trace } from './trace.js';
 /**
  * The top of the runnable channel as a verdict patch (frontier-patch.ts) would leave it, from the start
  * of the answer alone: what `holon pick` reads when an index keeper will compute the whole answer again
- * anyway (ops/frontier.ts says when). The same plan (planPatch: the changed items and their readers
+ * anyway (ops/frontier-patched.ts leftToKeeper says when). The same plan (planPatch: the changed items and their readers
  * evaluated again, the same grounds to give up), then runnable's old entries less the affected ones,
  * merged with the affected ones now runnable in key order, as the patch's binary search places them
  * (a new entry before an old one whose key is not lower). Old entries are taken as far as `text`
@@ -16,8 +16,11 @@ import { trace } from './trace.js';
  *
  * The text is the answer's head (unchanged: a pick reads no count) and runnable's line, then the
  * entries: no JSON document, but what channelEntries reads (frontier-entry-text.ts), which asks for
- * the whole answer past them. Null when the plan gives up or the text is not as its index says.
- * test/cli/frontier-pick-head.test.ts compares the item claimed with a full evaluation's first.
+ * the whole answer past them. Null when the plan gives up or the text is not as its index says. The
+ * answer's end is not read, so not checked for problem records as the patch checks it: a read index
+ * is made only for an answer with none (frontier-deps.ts depIndexOf), and no patch keeps one after a
+ * record that does not parse.
+ * test/cli/pick-head.test.ts compares the item claimed with a full evaluation's first.
  */
 export function patchedHead(home: Home, x: PatchInput): { parts: Buffer[]; evaluated: number } | null {
   try {

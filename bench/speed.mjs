@@ -252,19 +252,21 @@ for (const n of SIZES) {
         row('holon pick (no id) after a complete, with a keeper that does not refresh the answers', size, 1.5, m(() => ['pick'], { prepare: completed }));
         // A person's loop: a look (`holon frontier`, 10 a channel) after the complete, then the pick. The
         // look is cut from the default answer, which it patches (store/frontier-limit.ts); the pick reuses it.
-        row('holon frontier (10 a channel) after a complete, with a keeper', size, goal, m(() => ['frontier'], { prepare: completed }));
-        row('holon pick (no id) after a complete and a holon frontier, with a keeper', size, 1.5, m(() => ['pick'], { prepare: `${completed}; ${holonSh('frontier')} >/dev/null` }));
+        row('holon frontier (10 a channel) after a complete, with a keeper that does not refresh the answers', size, goal, m(() => ['frontier'], { prepare: completed }));
+        row('holon pick (no id) after a complete and a holon frontier, with a keeper that does not refresh the answers', size, 1.5, m(() => ['pick'], { prepare: `${completed}; ${holonSh('frontier')} >/dev/null` }));
       } finally {
         keeper.stop();
       }
       // The loop of the day with a keeper that computes the answers again after a change, timed before its
       // refresh (an hour away here): the pick reads the top of runnable as a patch leaves it, and stores
-      // nothing, since the refresh will (ops/frontier-patched.ts leftToKeeper). Before each run the answer is
+      // nothing, since the refresh will (ops/frontier-patched.ts leftToKeeper); nor does a look. Before each run the answer is
       // stored after the last run's claim, so each run finds the one change of its complete.
       const late = startKeeper(cwd, 'late');
       if (late) {
         try {
           row('holon pick (no id) after a complete, with a keeper, before it refreshed the answer', size, 1.5, m(() => ['pick'], { prepare: `${warm} >/dev/null; ${completed}` }));
+          // A look there patches the whole answer to cut its view, and stores neither.
+          row('holon frontier (10 a channel) after a complete, with a keeper, before it refreshed the answer', size, goal, m(() => ['frontier'], { prepare: `${warm} >/dev/null; ${completed}` }));
         } finally {
           late.stop();
         }

@@ -58,8 +58,16 @@ const post = (m: { type: 'ready' | 'declined' | 'epoch' | 'unseen' | 'error' | '
 
 /** A work file changed since the host was last told (`changed`: it refreshes the frontier answers, runtime/frontier-refresh.ts). */
 let untold = false;
+/**
+ * Per agent, names a sweep found moved with no news to the host (an event since the last sweep had told
+ * it of them, maybe before this move): reported as changed, but no refresh is known to follow what they
+ * hold now, so an answer says so (`untold`), and a command stores what it computes (ops/frontier-patched.ts
+ * leftToKeeper). The next tell covers them: the refresh it brings reads every file.
+ */
+const quiet = new Map<string, Set<string>>();
 const tell = () => {
   untold = false;
+  quiet.clear();
   post({ type: 'changed', text: '' });
 };
 
@@ -133,6 +141,7 @@ function drop(agent: string): void {
   if (!v) return;
   watches.delete(agent);
   changed.delete(agent);
+  quiet.delete(agent);
   v.live.on = false;
   retired.push(v.w);
   if (retired.length > MAX_RETIRED) {
@@ -207,6 +216,11 @@ function note(agent: string, name: string, news = true): void {
   if (!m) changed.set(agent, (m = new Map()));
   m.set(name, ++gen);
   if (news) untold = true;
+  else {
+    let q = quiet.get(agent);
+    if (!q) quiet.set(agent, (q = new Set()));
+    q.add(name);
+  }
 }
 
 /**
@@ -270,6 +284,7 @@ function answerAll(names: string[]): void {
     const watched: Record<string, number> = Object.create(null);
     for (const [a, v] of watches) watched[a] = v.since;
     let out: Record<string, string[]> | null = null;
+    let untoldOut: Record<string, string[]> | undefined;
     if (q.epoch === epoch && q.since && typeof q.since === 'object') {
       out = Object.create(null) as Record<string, string[]>;
       let total = 0;
@@ -281,10 +296,13 @@ function answerAll(names: string[]): void {
         for (const [n, g] of m) if (g > since) list.push(n);
         total += list.length;
         if (list.length) out[a] = list;
+        const hush = quiet.get(a);
+        const hushed = hush ? list.filter((n) => hush.has(n)) : [];
+        if (hushed.length) (untoldOut ??= Object.create(null) as Record<string, string[]>)[a] = hushed;
       }
       if (total > MAX_NAMES) out = null;
     }
-    const answer: KeeperAnswer = { epoch, gen, watched, changed: out };
+    const answer: KeeperAnswer = { epoch, gen, watched, changed: out, ...(out && untoldOut ? { untold: untoldOut } : {}) };
     // writeCache never throws: an answer it cannot write, the asker stops waiting for and lists its files.
     writeCache(join(paths.res, name), JSON.stringify(answer), join(local, 'tmp'));
   }

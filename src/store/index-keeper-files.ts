@@ -16,7 +16,7 @@ import { sameProcess } from './pid.js';
  */
 export const keeperPaths = (local: string) => {
   const dir = join(local, 'index');
-  return { dir, info: join(dir, 'keeper.json'), req: join(dir, 'req'), res: join(dir, 'res'), host: join(dir, 'host.json'), tried: join(dir, 'auto-start'), log: join(dir, 'keeper.log') };
+  return { dir, info: join(dir, 'keeper.json'), req: join(dir, 'req'), res: join(dir, 'res'), host: join(dir, 'host.json'), tried: join(dir, 'auto-start'), log: join(dir, 'keeper.log'), refreshFailed: join(dir, 'refresh-failed') };
 };
 
 /**
@@ -45,6 +45,11 @@ export interface KeeperAnswer {
   gen: number;
   watched: Record<string, number>;
   changed: Record<string, string[]> | null;
+  /**
+   * Of `changed`, the names a sweep found moved since an event had told the host of them, and told it
+   * no more (runtime/index-keeper.ts quiet): no refresh of the answers is known to follow what they hold now.
+   */
+  untold?: Record<string, string[]>;
 }
 
 export interface KeeperInfo {

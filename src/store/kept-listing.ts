@@ -1,4 +1,4 @@
-import { readFileSync, unlinkSync } from 'node:fs';
+import { existsSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeCache, RACY_MS } from './cache-file.js';
 import { readSnapshot, remarkSnapshot } from './graph-index.js';
@@ -145,7 +145,8 @@ export function listKept(home: Home, agents = listAgents(home), longWork: (files
     return listed;
   }
   const mark = `${answer.epoch}:${answer.gen}`;
-  if (seen) seen.refreshCwd = answer.refreshCwd;
+  // A refresh that failed last time is not counted on (runtime/frontier-refresh.ts marks it).
+  if (seen) seen.refreshCwd = answer.refreshCwd !== null && !existsSync(keeperPaths(home.local).refreshFailed) ? answer.refreshCwd : null;
   const out: Listing[] = [];
   for (const a of agents) {
     // Own properties only: an agent may be called `constructor`.
@@ -159,7 +160,9 @@ export function listKept(home: Home, agents = listAgents(home), longWork: (files
     if (!vouched) long(a);
     codePath(vouched ? 'kept' : 'listed');
     const l = vouched ? rebuilt(home, a, s, reported, markOf) : listAgentWork(home, a, markOf, s);
-    if (vouched && seen) seen.reported.set(a, new Set(reported));
+    // Names a sweep reported without telling the host: no refresh is known to follow them.
+    const untold = answer.untold && Object.hasOwn(answer.untold, a) && Array.isArray(answer.untold[a]) ? answer.untold[a] : [];
+    if (vouched && seen) seen.reported.set(a, new Set(untold.length ? reported.filter((n) => !untold.includes(n)) : reported));
     // A snapshot the keeper could not vouch for, found equal to this listing made under its answer, is
     // stored under that answer's mark now: a reused answer writes nothing else, and without this every
     // later call would list in full again.

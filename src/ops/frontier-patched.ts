@@ -1,6 +1,6 @@
 import type { Entry, Listing } from '../store/graph-index.js';
 import { readCut, readDeps, readTitleIndex, storeFrontier, type CachedFrontier, type FrontierView } from '../store/frontier-cache.js';
-import type { PatchInput } from '../store/frontier-patch-plan.js';
+import type { PatchInput, PatchPlan } from '../store/frontier-patch-plan.js';
 import type { VerdictPatch } from '../store/frontier-patch.js';
 import type { Home } from '../store/home.js';
 import type { KeeperSeen } from '../store/kept-listing.js';
@@ -46,15 +46,20 @@ function patchInput(ctx: OpsCtx, x: VerdictArgs): Omit<PatchInput, 'text'> | nul
   };
 }
 
-/** The patched answer, stored unless `store` is false (left to the keeper: leftToKeeper); null when it cannot be patched. */
-function patched(home: Home, patchVerdicts: (home: Home, x: PatchInput) => VerdictPatch | null, x: VerdictArgs, input: PatchInput, store: boolean): (Answer & { parts: Buffer[] }) | null {
-  const done = patchVerdicts(home, input);
+type Patcher = (home: Home, x: PatchInput, plan?: PatchPlan) => VerdictPatch | null;
+
+/**
+ * The patched answer, stored unless `store` is false (left to the keeper: leftToKeeper; `keep` then
+ * stores it after all); null when it cannot be patched.
+ */
+function patched(home: Home, patchVerdicts: Patcher, x: VerdictArgs, input: PatchInput, store: boolean, plan?: PatchPlan): (Answer & { parts: Buffer[] }) | null {
+  const done = patchVerdicts(home, input, plan);
   if (!done) return null;
   trace(`frontier: patched (${done.evaluated} item${done.evaluated === 1 ? '' : 's'} evaluated again)${store ? '' : '; the index keeper stores the answer'}`);
   const header = { ...done.header, fp: x.fp, gfp: x.gfp };
-  if (!store) return { parts: done.parts, header: { ...header, token: '' }, unstored: true };
-  const token = storeFrontier(home, x.agent, x.view, header, done.parts, done.index, done.deps);
-  return { parts: done.parts, header: { ...header, token } };
+  const keep = () => storeFrontier(home, x.agent, x.view, header, done.parts, done.index, done.deps);
+  if (!store) return { parts: done.parts, header: { ...header, token: '' }, unstored: true, keep: () => void keep() };
+  return { parts: done.parts, header: { ...header, token: keep() } };
 }
 
 /**
@@ -66,8 +71,10 @@ function patched(home: Home, patchVerdicts: (home: Home, x: PatchInput) => Verdi
  * (megabytes at 50,000 items) nor the snapshot, nor a view cut from it: the refresh, in the keeper's
  * process, stores them once, where the command and then the refresh each did. A pick reads only the top
  * of runnable as the patch would leave it (topAfterChange). A change the keeper did not report (a file
- * it cannot vouch for), another holder or folder, no refresh (HOLON_INDEX_REFRESH=0), or the refresh
- * itself (HOLON_INDEX_REFRESHING), and the call stores as before.
+ * it cannot vouch for) or reported without telling its host (a sweep's find after an event: `untold`),
+ * another holder or folder, no refresh (HOLON_INDEX_REFRESH=0), a refresh that failed last time
+ * (local/index/refresh-failed), or the refresh itself (HOLON_INDEX_REFRESHING), and the call stores as
+ * before. A look is any view of up to 50 a channel (`holon frontier`, or `--limit N`).
  */
 export function leftToKeeper(ctx: OpsCtx, seen: KeeperSeen, agent: string, holder: string, listings: Listing[], changed: Array<Array<[number, Entry]>>): boolean {
   if (ctx.env.HOLON_INDEX_REFRESHING === '1' || seen.refreshCwd === null || seen.refreshCwd !== ctx.cwd || holder !== `agent:${agent}`) return false;
@@ -90,7 +97,8 @@ export async function topAfterChange(ctx: OpsCtx, x: VerdictArgs, whole: Whole):
   trace(`frontier: top of runnable patched (${top.evaluated} item${top.evaluated === 1 ? '' : 's'} evaluated again); the index keeper stores the answer`);
   const rest = () => {
     const full = whole.get();
-    const done = full && patched(home, patchVerdicts, { ...x, prev: full }, { ...input, text: full.bytes.subarray(full.start) }, false);
+    // The same plan as the top's: the same verdicts, whatever changed on disk since.
+    const done = full && patched(home, patchVerdicts, { ...x, prev: full }, { ...input, text: full.bytes.subarray(full.start) }, false, top.plan);
     return done ? Buffer.concat(done.parts) : null;
   };
   return { parts: top.parts, rest };

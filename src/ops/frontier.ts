@@ -93,6 +93,8 @@ export interface Answer {
   parts: Array<string | Uint8Array>;
   /** A patched answer left to the index keeper to store (frontier-patched.ts leftToKeeper): nothing cut from it is stored either. */
   unstored?: boolean;
+  /** Stores an `unstored` answer (and its snapshots) after all: a view could not be cut from it, and is evaluated. */
+  keep?: () => void;
   rest?: () => Buffer | null;
   tail?: () => TextCopy | null;
   header?: StoredHeader;
@@ -158,6 +160,8 @@ async function limitedFromDefault(ctx: OpsCtx, view: FrontierView, at: At): Prom
   const cut = text && limitedAnswer(text, view.limit!, NOT_RUNNABLE_SHOWN);
   if (!cut) {
     trace('frontier: not cut from the default answer');
+    // Stored as it would have been: the evaluation of this view next reads the snapshot the patch moved.
+    base.keep?.();
     return null;
   }
   trace(`frontier: cut to ${view.limit} a channel from the default answer`);
@@ -245,6 +249,10 @@ async function answerFor(ctx: OpsCtx, view: FrontierView, at: At, head?: number)
       if (top) return top;
       const full = same && whole!.get();
       const patched = full && (await withVerdicts(ctx, { ...args, prev: full }, !toKeeper));
+      if (patched && patched.keep) {
+        const keep = patched.keep;
+        patched.keep = () => (storeSnapshots(), keep());
+      }
       if (patched) return patched;
       storeSnapshots();
     }

@@ -1,7 +1,7 @@
 import { entryOrderKey, type FrontierEntry } from '../core/frontier.js';
 import { blockOf, CLOSE_ARRAY, CLOSE_ENTRY, entryAt, PER } from './frontier-entry-text.js';
 import { give, Unpatchable } from './frontier-patch-parts.js';
-import { planPatch, type PatchInput } from './frontier-patch-plan.js';
+import { planPatch, type PatchInput, type PatchPlan } from './frontier-patch-plan.js';
 import type { Home } from './home.js';
 import { trace } from './trace.js';
 
@@ -22,7 +22,7 @@ import { trace } from './trace.js';
  * record that does not parse.
  * test/cli/pick-head.test.ts compares the item claimed with a full evaluation's first.
  */
-export function patchedHead(home: Home, x: PatchInput): { parts: Buffer[]; evaluated: number } | null {
+export function patchedHead(home: Home, x: PatchInput): { parts: Buffer[]; evaluated: number; plan: PatchPlan } | null {
   try {
     return head(home, x);
   } catch (err) {
@@ -35,7 +35,7 @@ const OPEN = Buffer.from('\n  "runnable": [\n');
 const EMPTY = Buffer.from('\n  "runnable": [],\n');
 const COMMA = Buffer.from(',\n');
 
-function head(home: Home, x: PatchInput): { parts: Buffer[]; evaluated: number } {
+function head(home: Home, x: PatchInput): { parts: Buffer[]; evaluated: number; plan: PatchPlan } {
   const { text, index, listings, holder } = x;
   const plan = planPatch(home, x);
   const headEnd = text.indexOf('\n  "runnable": ');
@@ -98,7 +98,7 @@ function head(home: Home, x: PatchInput): { parts: Buffer[]; evaluated: number }
     j++;
   }
   const evaluated = plan.judged.size;
-  if (j < count || k < news.length) return { parts, evaluated };
+  if (j < count || k < news.length) return { parts, evaluated, plan };
   // All of it: closed as the answer closes a channel (an empty one on its line, as channelEntries knows it).
-  return { parts: shown ? [...parts, CLOSE_ARRAY] : [parts[0], EMPTY], evaluated };
+  return { parts: shown ? [...parts, CLOSE_ARRAY] : [parts[0], EMPTY], evaluated, plan };
 }

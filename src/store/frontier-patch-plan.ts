@@ -20,8 +20,8 @@ import { verdictJudge } from './frontier-patch-judge.js';
  * grounds (Unpatchable, thrown by give).
  */
 
-export const MAX_CHANGED = 16;
-export const MAX_AFFECTED = 200;
+const MAX_CHANGED = 16;
+const MAX_AFFECTED = 200;
 export const NR = CHANNELS.indexOf('not_runnable');
 
 export interface PatchInput {
@@ -121,6 +121,8 @@ export function planPatch(home: Home, x: PatchInput) {
     }
   }
   if (affected.size > MAX_AFFECTED) give('too many items read what changed');
+  // A reader is in the answer, shown or left out (a changed item may be closed, or another agent's).
+  for (const id of affected) if (!shownAt.has(id) && !cutAt.has(id) && !fresh.has(id)) give('an item is not in the answer');
 
   // The affected items evaluated again, each reading the items it names from their files.
   const { judge, reads, used, bounds } = verdictJudge(home, { agent, holder, nowMs: x.nowMs, cwd: x.cwd, listings, fresh });

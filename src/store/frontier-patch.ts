@@ -10,7 +10,7 @@ import type { Home } from './home.js';
 import { trace } from './trace.js';
 import { CutBuilder, give, keptEntry, LEFT, NEW, nextDeps, OLD, posCode, runsWithout, sortedCodes, Unpatchable, type Seg } from './frontier-patch-parts.js';
 import { answerHead } from './frontier-patch-judge.js';
-import { NR, planPatch, type PatchInput } from './frontier-patch-plan.js';
+import { NR, planPatch, type PatchInput, type PatchPlan } from './frontier-patch-plan.js';
 
 /**
  * A cached answer brought up to date after a change of a few items (a `complete`, a claim, a wait)
@@ -45,9 +45,10 @@ export interface VerdictPatch {
   evaluated: number;
 }
 
-export function patchVerdicts(home: Home, x: PatchInput): VerdictPatch | null {
+/** `plan`: one made already for the same input (a pick's top, frontier-patch-head.ts), so both agree. */
+export function patchVerdicts(home: Home, x: PatchInput, plan?: PatchPlan): VerdictPatch | null {
   try {
-    return patch(home, x);
+    return patch(home, x, plan);
   } catch (err) {
     // Anything unforeseen (a bug here included) costs an evaluation, never a wrong answer or a failed command.
     trace(`frontier: not patched (${err instanceof Unpatchable ? err.message : `error: ${(err as Error).message}`})`);
@@ -55,10 +56,10 @@ export function patchVerdicts(home: Home, x: PatchInput): VerdictPatch | null {
   }
 }
 
-function patch(home: Home, x: PatchInput): VerdictPatch {
+function patch(home: Home, x: PatchInput, plan = planPatch(home, x)): VerdictPatch {
   const { agent, holder, index, deps, listings, text } = x;
   if (!text.subarray(text.length - PROBLEMS_END.length).equals(PROBLEMS_END)) give('the answer lists problem records');
-  const { snaps, special, fresh, where, affected, shownAt, starts, cutWas, cutAt, cutN, judge, judged, reads, used, bounds } = planPatch(home, x);
+  const { snaps, special, fresh, where, affected, shownAt, starts, cutWas, cutAt, cutN, judge, judged, reads, used, bounds } = plan;
   const q = index.quads;
 
   // The answer's head and counts, moved by the difference.

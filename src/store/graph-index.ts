@@ -270,7 +270,7 @@ export function quickDigest(home: Home, listing: Listing): { digest: number; sna
     // If it cannot (a read-only home), the graph cache then parses these files itself.
     appendLog(cachePath, patch.join(''));
   }
-  // Stored by the caller (`store`): not by a pick that leaves the answer to the index keeper (ops/frontier.ts).
+  // Stored by the caller (`store`): not by a pick or a look that leaves the answer to the index keeper (ops/frontier-patched.ts).
   const store = patch.length || listing.remark ? () => writeStatIndex(idxOf(cachePath), { ...idx, mark: listing.mark }, GRAPH_STAMP, join(home.local, 'tmp'), listing.part) : () => undefined;
   return { digest: idx.sums[0], snapshot: idx, changed, before, store };
 }

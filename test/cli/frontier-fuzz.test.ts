@@ -156,7 +156,7 @@ async function fuzz(seed: number, opts: { n: number; steps: number; keeper?: boo
       if (want && r.code === 0) expect(r.stdout + r.stderr, `seed ${seed}: pick took another item than the full evaluation's first\n${log.join('\n')}`).toContain(want);
     }],
     [2, async () => { const id = random(); if (id) await run('pick', id); }],
-    [opts.keeper === 'late' ? 5 : 0, async () => {
+    [opts.keeper === 'late' ? 10 : 0, async () => {
       // A change, then a pick at once: before the keeper's refresh, it reads the top of runnable as a
       // patch leaves it (the changes pile up until a frontier call stores an answer), and must take
       // the full evaluation's first item all the same.
@@ -349,6 +349,7 @@ describe.skipIf(range)('the frontier fast path, fuzzed against a full evaluation
   it('seed 4: with an index keeper beside that refreshes the answers', async () => {
     console.log('seed 4 (keeper):', JSON.stringify((await fuzz(4, { n: 90, steps: 26, keeper: true })).paths));
   }, 300_000);
+
 
   // Found by the keeper seeds: a kept listing put names added since its snapshot last, and the cycle
   // search, which then followed the listing's order, missed w-a0 (on w-a0 -> w-m3 -> w-m1 -> w-a0) in one

@@ -184,14 +184,18 @@ describe('a pick before the index keeper refreshes the answer', () => {
     const patched = /frontier: patched \(\d+ items? evaluated again\)/;
     const sub = join(p.dir, 'sub');
     mkdirSync(sub);
+    const failed = join(p.home, 'local/index/refresh-failed');
     for (const [what, keeperEnv, pickEnv, cwd] of [
       ['no refresh (HOLON_INDEX_REFRESH=0)', { HOLON_INDEX_REFRESH: '0' }, env, p.dir],
       ['another holder', LATE, { ...env, HOLON_ACTOR: 'agent:other' }, p.dir],
       ['another folder', LATE, env, sub],
+      ['a refresh that failed last time', LATE, env, p.dir],
     ] as const) {
       const keeper = startKeeper(p.dir, { ...env, ...keeperEnv });
       keepers.push(keeper);
       await keeper.ready();
+      // (As frontier-refresh.ts marks it: test/store/refresh-failed.test.ts.)
+      if (what === 'a refresh that failed last time') writeFileSync(failed, 'a refresh failed\n');
       expect((await holon(['pick'], { cwd, env: pickEnv })).code).toBe(0);
       expect((await holon(['frontier', '--json'], { cwd, env: pickEnv })).code).toBe(0);
       await complete();

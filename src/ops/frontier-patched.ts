@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import type { Entry, Listing } from '../store/graph-index.js';
+import { keeperPaths } from '../store/index-keeper-files.js';
 import { readCut, readDeps, readTitleIndex, storeFrontier, type CachedFrontier, type FrontierView } from '../store/frontier-cache.js';
 import type { PatchInput, PatchPlan } from '../store/frontier-patch-plan.js';
 import type { VerdictPatch } from '../store/frontier-patch.js';
@@ -58,7 +60,7 @@ function patched(home: Home, patchVerdicts: Patcher, x: VerdictArgs, input: Patc
   trace(`frontier: patched (${done.evaluated} item${done.evaluated === 1 ? '' : 's'} evaluated again)${store ? '' : '; the index keeper stores the answer'}`);
   const header = { ...done.header, fp: x.fp, gfp: x.gfp };
   const keep = () => storeFrontier(home, x.agent, x.view, header, done.parts, done.index, done.deps);
-  if (!store) return { parts: done.parts, header: { ...header, token: '' }, unstored: true, keep: () => void keep() };
+  if (!store) return { parts: done.parts, header: { ...header, token: '' }, keep: () => void keep() };
   return { parts: done.parts, header: { ...header, token: keep() } };
 }
 
@@ -78,7 +80,9 @@ function patched(home: Home, patchVerdicts: Patcher, x: VerdictArgs, input: Patc
  */
 export function leftToKeeper(ctx: OpsCtx, seen: KeeperSeen, agent: string, holder: string, listings: Listing[], changed: Array<Array<[number, Entry]>>): boolean {
   if (ctx.env.HOLON_INDEX_REFRESHING === '1' || seen.refreshCwd === null || seen.refreshCwd !== ctx.cwd || holder !== `agent:${agent}`) return false;
-  return listings.every((l, k) => changed[k].every(([i]) => seen.reported.get(l.agent)?.has(l.nameAt(i)) === true));
+  if (!listings.every((l, k) => changed[k].every(([i]) => seen.reported.get(l.agent)?.has(l.nameAt(i)) === true))) return false;
+  // Looked at only now, when a patch would be left to it (runtime/frontier-refresh.ts marks a failed refresh).
+  return !existsSync(keeperPaths(ctx.home().local).refreshFailed);
 }
 
 /**

@@ -18,7 +18,6 @@ import { holderOf } from './holder.js';
 
 export type FrontierResult = Frontier & { problems: RecordProblem[] };
 
-export { NOT_RUNNABLE_SHOWN };
 
 export interface FrontierOpts {
   limit?: number;
@@ -91,9 +90,10 @@ export async function frontierHead(ctx: OpsCtx, head: number): Promise<Answer> {
  */
 export interface Answer {
   parts: Array<string | Uint8Array>;
-  /** A patched answer left to the index keeper to store (frontier-patched.ts leftToKeeper): nothing cut from it is stored either. */
-  unstored?: boolean;
-  /** Stores an `unstored` answer (and its snapshots) after all: a view could not be cut from it, and is evaluated. */
+  /**
+   * Set on a patched answer left to the index keeper to store (frontier-patched.ts leftToKeeper), of
+   * which no view cut is stored either: stores it (and its snapshots) after all, when no view can be cut.
+   */
   keep?: () => void;
   rest?: () => Buffer | null;
   tail?: () => TextCopy | null;
@@ -117,10 +117,11 @@ async function answerParts(ctx: OpsCtx, opts: FrontierOpts, head?: number, pick 
   const home = ctx.home();
   const agent = ctx.agent();
   const holder = holderOf(ctx, agent);
-  const seen: KeeperSeen = { refreshCwd: null, reported: new Map() };
-  const listings = listKept(home, undefined, (files) => beforeLongWork(0, files), seen);
   const limited = !view.all && view.limit !== undefined && view.limit <= NOT_RUNNABLE_SHOWN;
-  const at: At = { agent, holder, listings, seen: pick || limited ? seen : undefined, pick };
+  // Only a pick or a look may leave its answer to the keeper: only they hear what it said.
+  const seen: KeeperSeen | undefined = pick || limited ? { refreshCwd: null, reported: new Map() } : undefined;
+  const listings = listKept(home, undefined, (files) => beforeLongWork(0, files), seen);
+  const at: At = { agent, holder, listings, seen, pick };
   if (limited) {
     const cut = await limitedFromDefault(ctx, view, at);
     if (cut) return cut;
@@ -156,7 +157,7 @@ async function limitedFromDefault(ctx: OpsCtx, view: FrontierView, at: At): Prom
   }
   const { limitedAnswer } = await import('../store/frontier-limit.js');
   // (A patched or evaluated answer in its parts, not joined: megabytes of fresh memory at 50,000 items.)
-  const text = base.unstored ? base.parts : !token ? null : base.rest ? base.rest() : base.parts;
+  const text = base.keep ? base.parts : !token ? null : base.rest ? base.rest() : base.parts;
   const cut = text && limitedAnswer(text, view.limit!, NOT_RUNNABLE_SHOWN);
   if (!cut) {
     trace('frontier: not cut from the default answer');
@@ -169,7 +170,7 @@ async function limitedFromDefault(ctx: OpsCtx, view: FrontierView, at: At): Prom
   // graph digest (a limited answer is reused by its file keys, or while the default answer is the same).
   const { token: _, ...header } = base.header!;
   // (Not when the default answer was patched for the keeper to store: its refresh stores this view too.)
-  if (!base.unstored) storeFrontier(home, agent, view, { ...header, fp: keptFp, gfp: '', lineage: undefined, now: cut.now, base: token }, cut.parts, null);
+  if (!base.keep) storeFrontier(home, agent, view, { ...header, fp: keptFp, gfp: '', lineage: undefined, now: cut.now, base: token }, cut.parts, null);
   // Stored with the `now` of the text it was cut from (a default answer reused as stored, read from its
   // file, has the time it was made), printed with this call's.
   return { parts: withNow(cut.parts, cut.now, nowIso) };

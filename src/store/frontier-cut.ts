@@ -11,7 +11,7 @@ import { alignedLine, alignedView } from './aligned.js';
 import { CodeColumn, FixedStrings, widthOk } from './cut-columns.js';
 
 /**
- * The entries the default view's cap left out of not_runnable (ops/frontier.ts, NOT_RUNNABLE_SHOWN),
+ * The entries the default view's cap left out of not_runnable (core/frontier-codes.ts NOT_RUNNABLE_SHOWN),
  * so that a new priority on one of them does not cost a whole evaluation. Such a change moves the
  * item within not_runnable, changing no verdict and no count; the answer shows it only if it now
  * sorts before the last entry shown. So each entry left out is kept with where its file is, the

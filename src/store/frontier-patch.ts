@@ -34,8 +34,6 @@ const PROBLEMS_END = Buffer.from('\n  "problems": []\n}');
 const TRUNCATED = Buffer.from('\n  "truncated": ');
 const COMMA = Buffer.from(',\n');
 
-export type { PatchInput };
-
 export interface VerdictPatch {
   parts: Buffer[];
   index: TitleIndex;

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, unlinkSync } from 'node:fs';
+import { readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeCache, RACY_MS } from './cache-file.js';
 import { readSnapshot, remarkSnapshot } from './graph-index.js';
@@ -145,8 +145,7 @@ export function listKept(home: Home, agents = listAgents(home), longWork: (files
     return listed;
   }
   const mark = `${answer.epoch}:${answer.gen}`;
-  // A refresh that failed last time is not counted on (runtime/frontier-refresh.ts marks it).
-  if (seen) seen.refreshCwd = answer.refreshCwd !== null && !existsSync(keeperPaths(home.local).refreshFailed) ? answer.refreshCwd : null;
+  if (seen) seen.refreshCwd = answer.refreshCwd;
   const out: Listing[] = [];
   for (const a of agents) {
     // Own properties only: an agent may be called `constructor`.

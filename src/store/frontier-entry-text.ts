@@ -26,6 +26,13 @@ export interface ChannelText {
 }
 
 export const CLOSE_ENTRY = Buffer.from('\n    }');
+
+/** Whether text[s, e) starts as an entry does (`    {`) and ends as one does (`\n    }`); s + 4 < e <= text.length. */
+export const isEntryAt = (text: Buffer, s: number, e: number): boolean =>
+  text.readUInt32BE(s) === 0x20202020 && text[s + 4] === 0x7b && text[e - 1] === 0x7d && text[e - 6] === 0x0a;
+
+/** The id of the shown entry whose numbers start at `n` in the entry index's quads: its file's name less `.md`. */
+export const shownId = (listings: ReadonlyArray<Listing>, quads: Float64Array, n: number): string => listings[quads[n]].nameAt(quads[n + 1]).slice(0, -3);
 const LAST = CHANNELS[CHANNELS.length - 1];
 export const CLOSE_ARRAY = Buffer.from('\n  ]');
 
@@ -69,7 +76,7 @@ function knownSpans(text: Buffer, start: number, count: number, quads: Float64Ar
   for (let j = 0; j < count; j++) {
     const len = quads[PER * (first + j) + 4];
     if (!(len > 5) || at + len > text.length) return null;
-    if (text[at] !== 0x20 || text[at + 4] !== 0x7b || text[at + len - 1] !== 0x7d || text[at + len - 6] !== 0x0a) return null;
+    if (!isEntryAt(text, at, at + len)) return null;
     spans[2 * j] = at;
     spans[2 * j + 1] = at + len;
     at += len;
@@ -131,7 +138,7 @@ export function runIn(text: Buffer, lay: ChannelLayout, a: number, b: number): b
   const e = lay.at[b + 1] - 2;
   const before = a === 0 ? text[s - 1] === 0x0a : text[s - 2] === 0x2c && text[s - 1] === 0x0a;
   const after = b + 2 === lay.at.length ? text[e] === 0x0a : text[e] === 0x2c && text[e + 1] === 0x0a;
-  return before && after && text.readUInt32BE(s) === 0x20202020 && text[s + 4] === 0x7b && text[e - 1] === 0x7d && text[e - 6] === 0x0a;
+  return before && after && isEntryAt(text, s, e);
 }
 
 /** Entry j of a laid-out channel, when it is where its length says, parses and is `id`'s; else null. */

@@ -1,9 +1,8 @@
 import { entryOrderKey, type FrontierEntry } from '../core/frontier.js';
-import { blockOf, CLOSE_ARRAY, CLOSE_ENTRY, entryAt, PER } from './frontier-entry-text.js';
-import { give, Unpatchable } from './frontier-patch-parts.js';
+import { blockOf, CLOSE_ARRAY, CLOSE_ENTRY, entryAt, isEntryAt, PER, shownId } from './frontier-entry-text.js';
+import { give, orEvaluate } from './frontier-patch-parts.js';
 import { planPatch, type PatchInput, type PatchPlan } from './frontier-patch-plan.js';
 import type { Home } from './home.js';
-import { trace } from './trace.js';
 
 /**
  * The top of the runnable channel as a verdict patch (frontier-patch.ts) would leave it, from the start
@@ -22,14 +21,8 @@ import { trace } from './trace.js';
  * record that does not parse.
  * test/cli/pick-head.test.ts compares the item claimed with a full evaluation's first.
  */
-export function patchedHead(home: Home, x: PatchInput): { parts: Buffer[]; evaluated: number; plan: PatchPlan } | null {
-  try {
-    return head(home, x);
-  } catch (err) {
-    trace(`frontier: top of runnable not patched (${err instanceof Unpatchable ? err.message : `error: ${(err as Error).message}`})`);
-    return null;
-  }
-}
+export const patchedHead = (home: Home, x: PatchInput): { parts: Buffer[]; evaluated: number; plan: PatchPlan } | null =>
+  orEvaluate('top of runnable not patched', () => head(home, x));
 
 const OPEN = Buffer.from('\n  "runnable": [\n');
 const EMPTY = Buffer.from('\n  "runnable": [],\n');
@@ -57,13 +50,10 @@ function head(home: Home, x: PatchInput): { parts: Buffer[]; evaluated: number; 
     const end = len > 5 ? at + len : text.indexOf(CLOSE_ENTRY, at) + CLOSE_ENTRY.length;
     if (end < CLOSE_ENTRY.length || end + 4 > text.length) return -1;
     const after = j + 1 < count ? text[end] === 0x2c && text[end + 1] === 0x0a : text.subarray(end, end + CLOSE_ARRAY.length).equals(CLOSE_ARRAY);
-    if (!after || text.readUInt32BE(at) !== 0x20202020 || text[at + 4] !== 0x7b || text[end - 1] !== 0x7d || text[end - 6] !== 0x0a) give('an entry is not where the index says');
+    if (!after || !isEntryAt(text, at, end)) give('an entry is not where the index says');
     return end;
   };
-  const idAt = (j: number) => {
-    const n = PER * (first + j);
-    return listings[q[n]].nameAt(q[n + 1]).slice(0, -3);
-  };
+  const idAt = (j: number) => shownId(listings, q, PER * (first + j));
 
   const parts: Buffer[] = [text.subarray(0, headEnd), OPEN];
   let shown = 0;

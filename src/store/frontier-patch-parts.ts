@@ -9,6 +9,7 @@ import type { Titled } from './stat-index.js';
 import type { TitleIndex } from './frontier-titles.js';
 import { PER } from './frontier-entry-text.js';
 import type { Listing } from './work-listing.js';
+import { trace } from './trace.js';
 
 /** The parts of a verdict patch (frontier-patch.ts) that read files or build its read index. */
 
@@ -21,6 +22,19 @@ export class Unpatchable extends Error {}
 /** Stops the patch (the answer is evaluated in full), saying why in the trace. */
 export function give(why = 'the answer is not as expected'): never {
   throw new Unpatchable(why);
+}
+
+/**
+ * What `f` gives, or null when it gives up or fails, saying why in the trace (`frontier: WHAT (why)`):
+ * anything unforeseen (a bug in a patch included) costs an evaluation, never a wrong answer or a failed command.
+ */
+export function orEvaluate<T>(what: string, f: () => T): T | null {
+  try {
+    return f();
+  } catch (err) {
+    trace(`frontier: ${what} (${err instanceof Unpatchable ? err.message : `error: ${(err as Error).message}`})`);
+    return null;
+  }
 }
 
 /** The read index after the patch: the new reads, and the changed items' own facts. */

@@ -2,13 +2,12 @@ import { entryOrderKey, frontierNow, type FrontierEntry } from '../core/frontier
 import { CHANNELS } from '../core/frontier-codes.js';
 import { indented } from '../core/json-parts.js';
 import type { DepIndex } from './frontier-deps.js';
-import { blockOf, channelLayout, entryIn, PER, runIn, type ChannelLayout } from './frontier-entry-text.js';
+import { blockOf, channelLayout, entryIn, PER, runIn, shownId, type ChannelLayout } from './frontier-entry-text.js';
 import type { TitleIndex } from './frontier-titles.js';
 import { addHash, subHash } from './graph-entry.js';
 import type { FrontierHeader } from './frontier-cache.js';
 import type { Home } from './home.js';
-import { trace } from './trace.js';
-import { CutBuilder, give, keptEntry, LEFT, NEW, nextDeps, OLD, posCode, runsWithout, sortedCodes, Unpatchable, type Seg } from './frontier-patch-parts.js';
+import { CutBuilder, give, keptEntry, LEFT, NEW, nextDeps, OLD, orEvaluate, posCode, runsWithout, sortedCodes, type Seg } from './frontier-patch-parts.js';
 import { answerHead } from './frontier-patch-judge.js';
 import { NR, planPatch, type PatchInput, type PatchPlan } from './frontier-patch-plan.js';
 
@@ -44,15 +43,7 @@ export interface VerdictPatch {
 }
 
 /** `plan`: one made already for the same input (a pick's top, frontier-patch-head.ts), so both agree. */
-export function patchVerdicts(home: Home, x: PatchInput, plan?: PatchPlan): VerdictPatch | null {
-  try {
-    return patch(home, x, plan);
-  } catch (err) {
-    // Anything unforeseen (a bug here included) costs an evaluation, never a wrong answer or a failed command.
-    trace(`frontier: not patched (${err instanceof Unpatchable ? err.message : `error: ${(err as Error).message}`})`);
-    return null;
-  }
-}
+export const patchVerdicts = (home: Home, x: PatchInput, plan?: PatchPlan): VerdictPatch | null => orEvaluate('not patched', () => patch(home, x, plan));
 
 function patch(home: Home, x: PatchInput, plan = planPatch(home, x)): VerdictPatch {
   const { agent, holder, index, deps, listings, text } = x;
@@ -71,10 +62,7 @@ function patch(home: Home, x: PatchInput, plan = planPatch(home, x)): VerdictPat
     marks.push(lay.next);
   }
   if (!text.subarray(marks[CHANNELS.length], marks[CHANNELS.length] + TRUNCATED.length).equals(TRUNCATED)) give('the channels are not where they are expected');
-  const idAt = (c: number, j: number) => {
-    const n = PER * (starts[c] + j);
-    return listings[q[n]].nameAt(q[n + 1]).slice(0, -3);
-  };
+  const idAt = (c: number, j: number) => shownId(listings, q, PER * (starts[c] + j));
   const oldEntry = (c: number, j: number) => entryIn(text, lays[c], j, idAt(c, j)) ?? give('an entry is not where the index says');
   const counts = head.counts;
   const byCode = counts.by_code;

@@ -6,6 +6,7 @@ import { writeCache } from '../store/cache-file.js';
 import { processStart } from '../store/pid.js';
 import { randomBytes } from '../store/random.js';
 import { keyOf, LOCAL_FS, mdNames, numbers, overflowLimit } from './index-keeper-fs.js';
+import { KeeperChanges } from './keeper-changes.js';
 
 /**
  * The index keeper: a worker thread of `holon watch` (or of `holon index`) that watches every agent's
@@ -56,19 +57,11 @@ const STALE_ANSWER_MS = 60_000;
 
 const post = (m: { type: 'ready' | 'declined' | 'epoch' | 'unseen' | 'error' | 'changed' | 'idle'; text: string }) => parentPort?.postMessage(m);
 
-/** A work file changed since the host was last told (`changed`: it refreshes the frontier answers, runtime/frontier-refresh.ts). */
-let untold = false;
-/**
- * Per agent, names a sweep found moved with no news to the host (an event since the last sweep had told
- * it of them, maybe before this move): reported as changed, but no refresh is known to follow what they
- * hold now, so an answer says so (`untold`), and a command stores what it computes (ops/frontier-patched.ts
- * leftToKeeper). The next tell covers them: the refresh it brings reads every file.
- */
-const quiet = new Map<string, Set<string>>();
-const tell = () => {
-  untold = false;
-  quiet.clear();
-  post({ type: 'changed', text: '' });
+/** The names changed, and what the host was told of them (`changed`: it refreshes the frontier answers, runtime/frontier-refresh.ts). */
+const changes = new KeeperChanges();
+/** Tells the host when a change is news to it. */
+const tellNews = () => {
+  if (changes.takeNews()) post({ type: 'changed', text: '' });
 };
 
 /** Files stat'ed per turn of the loop in a sweep, so a question never waits for a whole sweep. */
@@ -78,8 +71,6 @@ const newEpoch = () => randomBytes(8).toString('hex');
 
 let epoch = newEpoch();
 let gen = 0;
-/** Per agent: name -> generation of its last event. */
-const changed = new Map<string, Map<string, number>>();
 interface Watched {
   w: FSWatcher;
   /** The folder's identity (folderKey) when the watch was set: another folder at the path (a swap) ends the watch. */
@@ -119,10 +110,9 @@ function counted(): void {
 /** Nothing of the epoch so far is vouched for any more: every asker lists its files in full once. */
 function renew(why: string): void {
   epoch = newEpoch();
-  changed.clear();
+  changes.renew();
   for (const v of watches.values()) v.since = gen;
   post({ type: 'epoch', text: `${why}: a new epoch, ${epoch}` });
-  untold = true;
 }
 
 function afterBatch(): void {
@@ -133,15 +123,14 @@ function afterBatch(): void {
   renewNext = false;
   batch = 0;
   if (asked.length) answerAll(asked.splice(0));
-  if (untold) tell();
+  tellNews();
 }
 
 function drop(agent: string): void {
   const v = watches.get(agent);
   if (!v) return;
   watches.delete(agent);
-  changed.delete(agent);
-  quiet.delete(agent);
+  changes.forget(agent);
   v.live.on = false;
   retired.push(v.w);
   if (retired.length > MAX_RETIRED) {
@@ -190,7 +179,7 @@ function refresh(): void {
         const n = name == null ? null : String(name);
         // The folder itself (removed, renamed, its attributes) is reported under its own name.
         if (n === null || n === 'work') return drop(agent);
-        if (n.endsWith('.md')) note(agent, n);
+        if (n.endsWith('.md')) changes.note(agent, n, ++gen);
       });
     } catch {
       continue;
@@ -207,19 +196,6 @@ function refresh(): void {
     // vouched for: a change that no event reports is then always a difference at some later sweep.
     const seen = numbers(dir);
     watches.set(agent, { w, id: after, live, since: ++gen, seen: seen ?? new Map(), sweptAt: gen });
-  }
-}
-
-/** Records a change of `name` in `agent`'s folder at a new generation; `news`: one the host has not heard of. */
-function note(agent: string, name: string, news = true): void {
-  let m = changed.get(agent);
-  if (!m) changed.set(agent, (m = new Map()));
-  m.set(name, ++gen);
-  if (news) untold = true;
-  else {
-    let q = quiet.get(agent);
-    if (!q) quiet.set(agent, (q = new Set()));
-    q.add(name);
   }
 }
 
@@ -249,17 +225,16 @@ async function sweep(): Promise<void> {
     const moved: string[] = [];
     for (const [n, k] of now) if (v.seen.get(n) !== k) moved.push(n);
     for (const n of v.seen.keys()) if (!now.has(n)) moved.push(n);
-    const events = changed.get(agent);
     for (const n of moved) {
       // A change an event reported was told already; only one no event reported is news to the host.
-      const unseen = (events?.get(n) ?? -1) <= v.sweptAt;
+      const unseen = changes.lastAt(agent, n) <= v.sweptAt;
       if (unseen) post({ type: 'unseen', text: `${agent}/work/${n} changed with no file event (a write through a hard link elsewhere?): reported as changed now` });
-      note(agent, n, unseen);
+      changes.note(agent, n, ++gen, unseen);
     }
     v.seen = now;
     v.sweptAt = startedAt;
   }
-  if (untold) tell();
+  tellNews();
   setTimeout(() => void sweep(), sweepMs ?? 30_000);
 }
 
@@ -283,26 +258,9 @@ function answerAll(names: string[]): void {
     // No prototype: an agent may be called `constructor` or `__proto__`.
     const watched: Record<string, number> = Object.create(null);
     for (const [a, v] of watches) watched[a] = v.since;
-    let out: Record<string, string[]> | null = null;
-    let untoldOut: Record<string, string[]> | undefined;
-    if (q.epoch === epoch && q.since && typeof q.since === 'object') {
-      out = Object.create(null) as Record<string, string[]>;
-      let total = 0;
-      for (const [a, m] of changed) {
-        // Each agent's names since its own snapshot's mark.
-        const since = Object.hasOwn(q.since, a) ? q.since[a] : NaN;
-        if (!Number.isFinite(since)) continue;
-        const list: string[] = [];
-        for (const [n, g] of m) if (g > since) list.push(n);
-        total += list.length;
-        if (list.length) out[a] = list;
-        const hush = quiet.get(a);
-        const hushed = hush ? list.filter((n) => hush.has(n)) : [];
-        if (hushed.length) (untoldOut ??= Object.create(null) as Record<string, string[]>)[a] = hushed;
-      }
-      if (total > MAX_NAMES) out = null;
-    }
-    const answer: KeeperAnswer = { epoch, gen, watched, changed: out, ...(out && untoldOut ? { untold: untoldOut } : {}) };
+    // Each agent's names since its own snapshot's mark.
+    const out = q.epoch === epoch && q.since && typeof q.since === 'object' ? changes.since(q.since, MAX_NAMES) : null;
+    const answer: KeeperAnswer = { epoch, gen, watched, changed: out?.changed ?? null, ...(out?.untold ? { untold: out.untold } : {}) };
     // writeCache never throws: an answer it cannot write, the asker stops waiting for and lists its files.
     writeCache(join(paths.res, name), JSON.stringify(answer), join(local, 'tmp'));
   }

@@ -114,14 +114,11 @@ function ticketHome(n) {
 }
 
 /**
- * `holon index` in `cwd`, once it answers (null where it declines: not Linux, an unknown file system).
- * Unless `refresh`, it does not compute the frontier answers again in the background
- * (HOLON_INDEX_REFRESH=0): those rows measure what a command does itself.
- */
-/**
- * An index keeper (`holon index`) for the home at `cwd`. `refresh`: false, it does not compute the answers
- * again (HOLON_INDEX_REFRESH=0); true, 50 ms after a change as it does by default; 'late', only after an
- * hour of quiet (HOLON_INDEX_REFRESH_SETTLE_MS), so a row can time a command that comes before its refresh.
+ * An index keeper (`holon index`) for the home at `cwd`, once it answers (null where it declines: not
+ * Linux, an unknown file system). `refresh`: false, it does not compute the answers again
+ * (HOLON_INDEX_REFRESH=0), so a row measures what a command does itself; true, 50 ms after a change as
+ * it does by default; 'late', only after an hour of quiet (HOLON_INDEX_REFRESH_SETTLE_MS), so a row can
+ * time a command that comes before its refresh.
  */
 function startKeeper(cwd, refresh = false) {
   const env = { ...process.env, ...ENV, ...(!refresh ? { HOLON_INDEX_REFRESH: '0' } : refresh === 'late' ? { HOLON_INDEX_REFRESH_SETTLE_MS: '3600000' } : {}) };

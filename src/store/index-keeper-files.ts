@@ -46,8 +46,9 @@ export interface KeeperAnswer {
   watched: Record<string, number>;
   changed: Record<string, string[]> | null;
   /**
-   * Of `changed`, the names a sweep found moved since an event had told the host of them, and told it
-   * no more (runtime/index-keeper.ts quiet): no refresh of the answers is known to follow what they hold now.
+   * Of `changed`, the names a sweep found moved since an event had told the host of them, with no tell
+   * and no event on them since (runtime/keeper-changes.ts): no refresh of the answers is known to follow
+   * what they hold now.
    */
   untold?: Record<string, string[]>;
 }

@@ -37,6 +37,8 @@ describe('the index keeper: changed names and what the host was told', () => {
     c.note('constructor', 'b.md', 2);
     const out = c.since(JSON.parse('{"__proto__": 0, "constructor": 0}') as Record<string, number>, 100)!;
     expect(Object.keys(out.changed).sort()).toEqual(['__proto__', 'constructor']);
+    expect(Object.hasOwn(out.changed, '__proto__') && out.changed['__proto__']).toEqual(['a.md']);
+    expect(out.changed['constructor']).toEqual(['b.md']);
     expect(c.since({}, 100)).toEqual({ changed: {} });
   });
 
@@ -72,6 +74,26 @@ describe('the index keeper: changed names and what the host was told', () => {
     c.note('main', 'a.md', 2);
     expect(c.since({ main: 0 }, 100)).toEqual({ changed: { main: ['a.md'] } });
     expect(c.takeNews()).toBe(true);
+  });
+
+  it("news of one agent's file leaves another's quiet names untold until the tell", () => {
+    const c = new KeeperChanges();
+    c.note('other', 'a.md', 1, false);
+    c.note('main', 'a.md', 2);
+    expect(c.since({ main: 0, other: 0 }, 100)).toEqual({ changed: { main: ['a.md'], other: ['a.md'] }, untold: { other: ['a.md'] } });
+    // The refresh a tell brings computes every agent's answer again.
+    expect(c.takeNews()).toBe(true);
+    expect(c.since({ main: 0, other: 0 }, 100)?.untold).toBeUndefined();
+  });
+
+  it('a quiet name noted again after a new epoch is still untold until the tell the epoch brings', () => {
+    const c = new KeeperChanges();
+    c.note('main', 'a.md', 1, false);
+    c.renew();
+    c.note('main', 'a.md', 3, false);
+    expect(c.since({ main: 2 }, 100)).toEqual({ changed: { main: ['a.md'] }, untold: { main: ['a.md'] } });
+    expect(c.takeNews()).toBe(true);
+    expect(c.since({ main: 2 }, 100)).toEqual({ changed: { main: ['a.md'] } });
   });
 
   it('a new epoch voids every name and tells the host; a dropped watch forgets its agent', () => {

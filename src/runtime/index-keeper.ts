@@ -225,11 +225,9 @@ async function sweep(): Promise<void> {
     const moved: string[] = [];
     for (const [n, k] of now) if (v.seen.get(n) !== k) moved.push(n);
     for (const n of v.seen.keys()) if (!now.has(n)) moved.push(n);
-    for (const n of moved) {
-      // A change an event reported was told already; only one no event reported is news to the host.
-      const unseen = changes.lastAt(agent, n) <= v.sweptAt;
-      if (unseen) post({ type: 'unseen', text: `${agent}/work/${n} changed with no file event (a write through a hard link elsewhere?): reported as changed now` });
-      changes.note(agent, n, ++gen, unseen);
+    // A change an event reported was told already; only one no event reported is news to the host.
+    for (const n of changes.swept(agent, moved, v.sweptAt, () => ++gen)) {
+      post({ type: 'unseen', text: `${agent}/work/${n} changed with no file event (a write through a hard link elsewhere?): reported as changed now` });
     }
     v.seen = now;
     v.sweptAt = startedAt;

@@ -34,6 +34,22 @@ export class KeeperChanges {
     q.add(name);
   }
 
+  /**
+   * What a sweep found: `moved`, the names whose numbers moved since the sweep that started at
+   * generation `sweptAt`. A name with no event since then changed with no event, which is news (such
+   * names are returned, for the log); one with an event since was told of already, and is quiet. Each
+   * is noted at a new generation from `next`.
+   */
+  swept(agent: string, moved: string[], sweptAt: number, next: () => number): string[] {
+    const unseen: string[] = [];
+    for (const n of moved) {
+      const news = this.lastAt(agent, n) <= sweptAt;
+      if (news) unseen.push(n);
+      this.note(agent, n, next(), news);
+    }
+    return unseen;
+  }
+
   /** The generation of the last change of `name` noted in this epoch; -1: none. */
   lastAt(agent: string, name: string): number {
     return this.byAgent.get(agent)?.get(name) ?? -1;

@@ -76,6 +76,31 @@ describe('the index keeper: changed names and what the host was told', () => {
     expect(c.takeNews()).toBe(true);
   });
 
+  it('a sweep: a file moved with no event since the sweep before is news, one with an event since is quiet', () => {
+    const c = new KeeperChanges();
+    let gen = 0;
+    const next = () => ++gen;
+    c.note('main', 'before.md', next()); // 1: an event before the last sweep started
+    expect(c.takeNews()).toBe(true);
+    const sweptAt = gen; // the last sweep started here
+    c.note('main', 'told.md', next()); // 2: an event since
+    expect(c.takeNews()).toBe(true);
+    // This sweep finds all three moved: only told.md had an event since the last sweep started.
+    expect(c.swept('main', ['before.md', 'told.md', 'silent.md'], sweptAt, next)).toEqual(['before.md', 'silent.md']);
+    expect(c.lastAt('main', 'silent.md')).toBe(5);
+    expect(c.since({ main: 2 }, 100)).toEqual({ changed: { main: ['before.md', 'told.md', 'silent.md'] }, untold: { main: ['told.md'] } });
+    // The news among them brings a tell, which covers the quiet one too.
+    expect(c.takeNews()).toBe(true);
+    expect(c.since({ main: 2 }, 100)?.untold).toBeUndefined();
+    // A sweep that finds only files events told of: no news, so no tell, and they stay untold.
+    const again = gen;
+    c.note('main', 'told.md', next());
+    c.takeNews();
+    expect(c.swept('main', ['told.md'], again, next)).toEqual([]);
+    expect(c.takeNews()).toBe(false);
+    expect(c.since({ main: again }, 100)?.untold).toEqual({ main: ['told.md'] });
+  });
+
   it("news of one agent's file leaves another's quiet names untold until the tell", () => {
     const c = new KeeperChanges();
     c.note('other', 'a.md', 1, false);

@@ -1,6 +1,5 @@
-import { existsSync } from 'node:fs';
 import type { Entry, Listing } from '../store/graph-index.js';
-import { keeperPaths } from '../store/index-keeper-files.js';
+import { refreshFailing } from '../store/index-keeper-files.js';
 import { readCut, readDeps, readTitleIndex, storeFrontier, type CachedFrontier, type FrontierView } from '../store/frontier-cache.js';
 import type { PatchInput, PatchPlan } from '../store/frontier-patch-plan.js';
 import type { VerdictPatch } from '../store/frontier-patch.js';
@@ -82,7 +81,7 @@ export function leftToKeeper(ctx: OpsCtx, seen: KeeperSeen, agent: string, holde
   if (ctx.env.HOLON_INDEX_REFRESHING === '1' || seen.refreshCwd === null || seen.refreshCwd !== ctx.cwd || holder !== `agent:${agent}`) return false;
   if (!listings.every((l, k) => changed[k].every(([i]) => seen.reported.get(l.agent)?.has(l.nameAt(i)) === true))) return false;
   // Looked at only now, when a patch would be left to it (runtime/frontier-refresh.ts marks a failed refresh).
-  return !existsSync(keeperPaths(ctx.home().local).refreshFailed);
+  return !refreshFailing(ctx.home().local);
 }
 
 /**

@@ -18,7 +18,6 @@ import { holderOf } from './holder.js';
 
 export type FrontierResult = Frontier & { problems: RecordProblem[] };
 
-
 export interface FrontierOpts {
   limit?: number;
   /** Every not_runnable entry, not only the first NOT_RUNNABLE_SHOWN. */

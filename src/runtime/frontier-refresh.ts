@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { PERSON_LIMIT } from '../core/frontier-codes.js';
 import { RACY_MS } from '../store/cache-file.js';
 import { listAgents, type Home } from '../store/home.js';
-import { keeperPaths } from '../store/index-keeper-files.js';
+import { markRefreshFailed } from '../store/index-keeper-files.js';
 import { trace } from '../store/trace.js';
 
 /**
@@ -71,7 +70,7 @@ export function frontierRefresher(home: Home, refresh: (agent: string) => Promis
           failed.add(agent);
         }
       }
-      markFailed(home, failed.size > 0);
+      markRefreshFailed(home.local, failed.size > 0);
       trace(`frontier answers refreshed${settled ? ' (past the racy window)' : ''}`);
     } finally {
       running = false;
@@ -94,21 +93,6 @@ export function frontierRefresher(home: Home, refresh: (agent: string) => Promis
       timer = null;
     },
   };
-}
-
-/**
- * `local/index/refresh-failed` while an agent's refresh fails: commands then do not count on the refresh
- * to store what they compute (store/kept-listing.ts, ops/frontier-patched.ts leftToKeeper), since none
- * would (an old keeper whose holon was moved away, a broken home). Removed once every refresh works.
- */
-function markFailed(home: Home, failing: boolean): void {
-  const marker = keeperPaths(home.local).refreshFailed;
-  try {
-    if (failing) writeFileSync(marker, 'a refresh of the frontier answers failed (see the keeper\'s log)\n');
-    else rmSync(marker, { force: true });
-  } catch {
-    // A home that cannot be written: the commands' own writes fail there too.
-  }
 }
 
 const BIN = fileURLToPath(new URL('../../bin/holon.js', import.meta.url));

@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sameProcess } from './pid.js';
 
@@ -32,6 +32,25 @@ export interface KeeperQuestion {
   /** Asked by a keeper's own refresh of the answers (frontier-refresh.ts): not a use that keeps it from idling out. */
   refresh?: boolean;
 }
+
+/**
+ * `local/index/refresh-failed`: the keeper's host marks it while a refresh of the frontier answers fails
+ * (runtime/frontier-refresh.ts), and clears it once every agent's refresh works. While it is there, a
+ * command stores what it computes (ops/frontier-patched.ts leftToKeeper), since no refresh would (an old
+ * keeper whose holon was moved away, a broken home).
+ */
+export function markRefreshFailed(local: string, failing: boolean): void {
+  const marker = keeperPaths(local).refreshFailed;
+  try {
+    if (failing) writeFileSync(marker, "a refresh of the frontier answers failed (see the keeper's log)\n");
+    else rmSync(marker, { force: true });
+  } catch {
+    // A home that cannot be written: the commands' own writes fail there too.
+  }
+}
+
+/** Whether the keeper's host marked its last refresh of the answers as failed (markRefreshFailed). */
+export const refreshFailing = (local: string): boolean => existsSync(keeperPaths(local).refreshFailed);
 
 /**
  * An answer. `gen` is the keeper's generation when it answered, after every file event queued before

@@ -350,7 +350,6 @@ describe.skipIf(range)('the frontier fast path, fuzzed against a full evaluation
     console.log('seed 4 (keeper):', JSON.stringify((await fuzz(4, { n: 90, steps: 26, keeper: true })).paths));
   }, 300_000);
 
-
   // Found by the keeper seeds: a kept listing put names added since its snapshot last, and the cycle
   // search, which then followed the listing's order, missed w-a0 (on w-a0 -> w-m3 -> w-m1 -> w-a0) in one
   // order and not the other. Both are fixed: names in readdir order, and every id on a cycle found in any order.

@@ -5,6 +5,7 @@ import { holon, project, tempDir } from '../helpers/cli.js';
 import { prng } from '../helpers/fuzz-home.js';
 import { graphProject } from '../helpers/graph.js';
 import { startKeeper } from '../helpers/watch.js';
+import { markRefreshFailed } from '../../src/store/index-keeper-files.js';
 
 /**
  * A pick right after a change that an index keeper reported and will compute the answer again for
@@ -184,7 +185,6 @@ describe('a pick before the index keeper refreshes the answer', () => {
     const patched = /frontier: patched \(\d+ items? evaluated again\)/;
     const sub = join(p.dir, 'sub');
     mkdirSync(sub);
-    const failed = join(p.home, 'local/index/refresh-failed');
     for (const [what, keeperEnv, pickEnv, cwd] of [
       ['no refresh (HOLON_INDEX_REFRESH=0)', { HOLON_INDEX_REFRESH: '0' }, env, p.dir],
       ['another holder', LATE, { ...env, HOLON_ACTOR: 'agent:other' }, p.dir],
@@ -194,8 +194,8 @@ describe('a pick before the index keeper refreshes the answer', () => {
       const keeper = startKeeper(p.dir, { ...env, ...keeperEnv });
       keepers.push(keeper);
       await keeper.ready();
-      // (As frontier-refresh.ts marks it: test/store/refresh-failed.test.ts.)
-      if (what === 'a refresh that failed last time') writeFileSync(failed, 'a refresh failed\n');
+      // (As the keeper's host marks it: test/store/refresh-failed.test.ts.)
+      if (what === 'a refresh that failed last time') markRefreshFailed(join(p.home, 'local'), true);
       expect((await holon(['pick'], { cwd, env: pickEnv })).code).toBe(0);
       expect((await holon(['frontier', '--json'], { cwd, env: pickEnv })).code).toBe(0);
       await complete();

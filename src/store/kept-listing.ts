@@ -12,6 +12,7 @@ import { listAgentWork, makeListing, movedRecords, putStat, snapshotNames, statE
 import { workDir } from './work-store.js';
 import { trace } from './trace.js';
 import { codePath } from './code-paths.js';
+import { byteOrder } from './byte-order.js';
 
 /**
  * The agents' work listings with the help of a running index keeper (runtime/index-keeper.ts): each
@@ -288,13 +289,3 @@ function rebuilt(home: Home, agent: string, snap: StatIndex, reported: string[],
   }
   return makeListing(home, agent, { names: keptNames, stats: kept, racy, irregular, linked }, { mark, remark: true });
 }
-
-/**
- * strcmp's order of two names' UTF-8 bytes. JS compares UTF-16 code units, which is the same order
- * unless a surrogate meets a character from U+E000 up: only then are the bytes compared.
- */
-export function byteOrder(a: string, b: string): number {
-  if (HIGH.test(a) || HIGH.test(b)) return Buffer.compare(Buffer.from(a), Buffer.from(b));
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-const HIGH = /[\ud800-\uffff]/;

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { holon, project, tempDir } from '../helpers/cli.js';
@@ -118,6 +118,28 @@ describe('the machine content cache', () => {
     const again = await frontier(c, { HOLON_CACHE_DIR: cache });
     expect(again.cc).toBeNull();
     expect(again.json).toEqual(r.json);
+  });
+
+  it('finds each listed file among git\'s entries in order: files git has and the folder lacks, files it lacks, and other paths are passed over', async () => {
+    const { dir, ids } = await origin();
+    // Other paths in and beside the work folder, tracked: not records.
+    const work = join(dir, '.holon/agents/main/work');
+    writeFileSync(join(work, 'notes.txt'), 'not a record\n');
+    mkdirSync(join(work, 'old'));
+    writeFileSync(join(work, 'old', `${ids[3]}.md`), readFileSync(join(work, `${ids[3]}.md`)));
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-qm', 'other paths');
+    const { cache } = await warmCache(dir);
+    const c = await cloneOf(dir);
+    // One record gone from the folder (still in git's index), one new between two others (in none).
+    rmSync(workFile(c, ids[20]));
+    const added = `${ids[10]}0`;
+    expect(added > ids[10] && added < ids[11]).toBe(true);
+    writeFileSync(workFile(c, added), readFileSync(workFile(c, ids[10]), 'utf8').replace(`id: "${ids[10]}"`, `id: "${added}"`));
+    const r = await frontier(c, { HOLON_CACHE_DIR: cache });
+    expect(r.cc).toEqual({ taken: N - 1, of: N, learned: 0 });
+    expect(r.json).toEqual(await full(c));
+    expect(verdict(r.json, added)).toBe(verdict(r.json, ids[10]));
   });
 
   it('a fresh clone whose every entry is taken writes no graph cache; the next full evaluation adopts again and writes it, with the same answer', async () => {
@@ -283,7 +305,7 @@ describe('the machine content cache', () => {
 
     writeFileSync(file, good.slice(0, good.length >> 1));
     let r = await frontier(c, { HOLON_CACHE_DIR: cache });
-    expect(r.cc).toEqual({ taken: 0, of: N, learned: N });
+  expect(r.cc).toEqual({ taken: 0, of: N, learned: N });
     expect(r.json).toEqual(expected);
     // Learned again: written whole.
     expect(Object.keys(JSON.parse(readFileSync(file, 'utf8')).entries)).toHaveLength(N);
@@ -291,7 +313,7 @@ describe('the machine content cache', () => {
     fresh(c);
     writeFileSync(file, good.replace(/"build":"[^"]*"/, '"build":"13/0.0.0/another"'));
     r = await frontier(c, { HOLON_CACHE_DIR: cache });
-    expect(r.cc).toEqual({ taken: 0, of: N, learned: N });
+  expect(r.cc).toEqual({ taken: 0, of: N, learned: N });
     expect(r.json).toEqual(expected);
 
     // Entries of the right build but not of an entry's shape.
@@ -304,7 +326,7 @@ describe('the machine content cache', () => {
     });
     writeCacheFile(file, odd);
     r = await frontier(c, { HOLON_CACHE_DIR: cache });
-    expect(r.cc).toEqual({ taken: 0, of: N, learned: N });
+  expect(r.cc).toEqual({ taken: 0, of: N, learned: N });
     expect(r.json).toEqual(expected);
 
     // An entry keyed like the file's stat key instead of a blob (as no holon writes it): no hit either.
@@ -323,7 +345,7 @@ describe('the machine content cache', () => {
     const blocked = join(tempDir(), 'file');
     writeFileSync(blocked, '');
     r = await frontier(c, { HOLON_CACHE_DIR: join(blocked, 'cache') });
-    expect(r.cc).toEqual({ taken: 0, of: N, learned: N });
+  expect(r.cc).toEqual({ taken: 0, of: N, learned: N });
     expect(r.stderr).not.toMatch(/error|ENOTDIR/i);
     expect(r.json).toEqual(expected);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { byteOrder } from '../../src/store/kept-listing.js';
+import { byteOrder } from '../../src/store/byte-order.js';
 
 /** A keeper's listing puts added names where readdir (libuv: strcmp of the UTF-8 bytes) lists them. */
 describe('byteOrder', () => {

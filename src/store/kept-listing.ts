@@ -7,7 +7,7 @@ import { autoStartKeeper } from './index-auto-start.js';
 import { keeperPaths, liveKeeper, type KeeperAnswer, type KeeperQuestion } from './index-keeper-files.js';
 import { randomBytes } from './random.js';
 import { sleepSync } from './sleep-sync.js';
-import { nanFiles, startsOf, type StatIndex } from './stat-index.js';
+import { nanFilesOf, startsOf, type StatIndex } from './stat-index.js';
 import { listAgentWork, makeListing, movedRecords, putStat, snapshotNames, statEntry, type Listing } from './work-listing.js';
 import { workDir } from './work-store.js';
 import { trace } from './trace.js';
@@ -205,22 +205,23 @@ function rebuilt(home: Home, agent: string, snap: StatIndex, reported: string[],
   const names = snapshotNames(snap.names, snap.count, startsOf(snap));
   const look = new Set<string>();
   for (const n of reported) look.add(n);
-  const unsure = nanFiles(snap.stats);
+  const unsure = nanFilesOf(snap);
   for (const i of unsure) look.add(names.at(i));
   const racy = new Set<string>();
   const irregular = new Set<string>();
   const linked = new Set<string>();
   trace(`${agent}: kept, ${look.size} of ${snap.count} stat'ed${look.size && look.size <= 5 ? ` (${[...look].join(', ')})` : ''}`);
   // Nothing to stat again: the snapshot's own numbers, not a copy (320 KB at 10,000 files, fresh memory
-  // whose page faults cost more than the copy). Nothing writes them: a listing with no file looked at
-  // again patches no number of its snapshot (graph-index.ts quickDigest looks only at `looked`).
-  if (!look.size) return makeListing(home, agent, { names, stats: snap.stats, racy, irregular, linked }, { mark, joined: snap.names, snapshot: snap, looked: [] });
-  const stats = new Float64Array(snap.stats);
+  // whose page faults cost more than the copy), and not even read. Nothing writes them: a listing with
+  // no file looked at again patches no number of its snapshot (graph-index.ts quickDigest looks only at `looked`).
+  if (!look.size) return makeListing(home, agent, { names, racy, irregular, linked }, { mark, joined: snap.names, snapshot: snap, looked: [] });
   const dir = workDir(home, agent);
   const since = Date.now() - RACY_MS;
   const gone = new Set<number>();
   const added: Array<{ name: string; numbers: Float64Array }> = [];
   const looked: number[] = [];
+  // The new numbers of the files stat'ed again (the listing reads the snapshot's for the others).
+  const moved = new Map<number, Float64Array>();
   for (const n of look) {
     let st;
     try {
@@ -235,19 +236,17 @@ function rebuilt(home: Home, agent: string, snap: StatIndex, reported: string[],
       if (i >= 0) gone.add(i);
       continue;
     }
+    const numbers = new Float64Array(4);
+    putStat(numbers, 0, st.s, n, since, racy, irregular, linked, st.symlink);
     if (i >= 0) {
-      putStat(stats, 4 * i, st.s, n, since, racy, irregular, linked, st.symlink);
+      moved.set(i, numbers);
       looked.push(i);
     }
-    else {
-      const numbers = new Float64Array(4);
-      putStat(numbers, 0, st.s, n, since, racy, irregular, linked, st.symlink);
-      added.push({ name: n, numbers });
-    }
+    else added.push({ name: n, numbers });
   }
   const remark = look.size > REMARK_AT;
   if (!gone.size && !added.length) {
-    const l = makeListing(home, agent, { names, stats, racy, irregular, linked }, { mark, joined: snap.names, snapshot: snap, looked, remark });
+    const l = makeListing(home, agent, { names, racy, irregular, linked }, { mark, joined: snap.names, snapshot: snap, looked, moved, remark });
     // Names the snapshot could not vouch for that now have plain numbers: reading them once more stores
     // those numbers, so later calls need not stat them (a reused answer would not).
     for (const i of unsure) {
@@ -258,6 +257,8 @@ function rebuilt(home: Home, agent: string, snap: StatIndex, reported: string[],
     return l;
   }
   // Names came or went: a new list (the snapshot, of other names, then only serves as numbers).
+  const stats = new Float64Array(snap.stats);
+  for (const [i, v] of moved) stats.set(v, 4 * i);
   const keptNames: string[] = [];
   const all = names.all();
   const kept = new Float64Array((all.length - gone.size + added.length) * 4);

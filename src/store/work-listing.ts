@@ -4,7 +4,7 @@ import { RACY_MS } from './cache-file.js';
 import { listAgents, type Home } from './home.js';
 import { workDir } from './work-store.js';
 import { isRegular, isSymlink, lstatNumbers, statNumbers, type FileNumbers } from './fast-stat.js';
-import { chainedDigest, listingDigest, type StatIndex } from './stat-index.js';
+import { chainedDigest, listingDigest, rowsOf, statsOf, type Rows, type StatIndex } from './stat-index.js';
 
 /**
  * Lists the agents' work files with their keys, in this process: one readdir, one stat per `.md` name
@@ -130,7 +130,10 @@ export interface Listing {
   count: number;
   /** The name at position i (without splitting a snapshot's names). */
   nameAt(i: number): string;
-  stats: Float64Array;
+  /** The numbers of every file (a listing rebuilt from a snapshot reads the snapshot's whole on first use). */
+  readonly stats: Float64Array;
+  /** File i's four numbers, without reading a snapshot's whole numbers for them. */
+  numbersAt: Rows;
   /** Name to key (`ino:size:mtime:ctime`, times in microseconds), built on first use. */
   readonly keys: Map<string, string>;
   /** Files changed too recently for their keys to prove them unchanged later (see RACY_MS). */
@@ -203,13 +206,29 @@ export function listAgentWork(home: Home, agent: string, mark = '', base?: StatI
   return listed && makeListing(home, agent, listed, { mark, base });
 }
 
-/** A Listing over names and numbers listed here or rebuilt from a snapshot (kept-listing.ts). */
-export function makeListing(home: Home, agent: string, listed: Omit<Stated, 'names'> & { names: string[] | SnapshotNames }, o: { mark: string; joined?: string; snapshot?: StatIndex; looked?: number[]; remark?: boolean; base?: StatIndex }): Listing {
-  const { mark, snapshot, looked, remark = false } = o;
-  const { stats, racy, irregular, linked } = listed;
+/**
+ * A Listing over names and numbers listed here or rebuilt from a snapshot (kept-listing.ts). Rebuilt,
+ * its numbers are the snapshot's but at `looked`, where they are `moved`'s (the files stat'ed again):
+ * `stats` reads the snapshot's whole numbers on first use, numbersAt reads one file's.
+ */
+export function makeListing(home: Home, agent: string, listed: Omit<Stated, 'names' | 'stats'> & { names: string[] | SnapshotNames; stats?: Float64Array }, o: { mark: string; joined?: string; snapshot?: StatIndex; looked?: number[]; moved?: Map<number, Float64Array>; remark?: boolean; base?: StatIndex }): Listing {
+  const { mark, snapshot, looked, remark = false, moved } = o;
+  const { racy, irregular, linked } = listed;
   const lazy = Array.isArray(listed.names) ? null : listed.names;
   let list = Array.isArray(listed.names) ? listed.names : null;
   const names = () => (list ??= lazy!.all());
+  let stats = listed.stats;
+  const allStats = () => {
+    if (stats) return stats;
+    // The snapshot's numbers as read (a patch of the graph moves them in place only at `looked`,
+    // whose numbers are the listing's own): a copy when some moved, else the snapshot's own.
+    const own = snapshot!.stats;
+    if (!moved?.size) return (stats = own);
+    stats = new Float64Array(own);
+    for (const [i, v] of moved) stats.set(v, 4 * i);
+    return stats;
+  };
+  const numbersAt: Rows = stats ? rowsOf(stats) : (i) => moved?.get(i) ?? (stats ? stats.subarray(4 * i, 4 * i + 4) : statsOf(snapshot!, i));
   let keys: Map<string, string> | undefined;
   let joined = o.joined;
   // A hard-linked, symbolic-link or irregular file is stored as NaN every time, so it would count as
@@ -217,18 +236,23 @@ export function makeListing(home: Home, agent: string, listed: Omit<Stated, 'nam
   // fingerprint): such a listing is hashed whole, as before chains.
   const chains = !linked.size && !irregular.size;
   // Now, while the snapshot's numbers are as read (a patch of the graph moves them in place: graph-index.ts).
-  let part = chains && snapshot?.digest && looked && looked.length <= CHAIN_MAX ? chainedDigest(snapshot.digest, looked, snapshot.stats, stats) : undefined;
+  let part = chains && snapshot?.digest && looked && looked.length <= CHAIN_MAX ? chainedDigest(snapshot.digest, looked, (i) => statsOf(snapshot, i), numbersAt) : undefined;
   const { base } = o;
   const fromBase = (all: string) => {
     // A full listing of the snapshot's names: chained from it too, where few numbers moved.
-    if (!chains || !base?.digest || base.count !== stats.length / 4 || base.names !== all) return undefined;
-    const moved = movedRecords(base.stats, stats, CHAIN_MAX);
-    return moved && chainedDigest(base.digest, moved, base.stats, stats);
+    const now = allStats();
+    if (!chains || !base?.digest || base.count !== now.length / 4 || base.names !== all) return undefined;
+    const found = movedRecords(base.stats, now, CHAIN_MAX);
+    return found && chainedDigest(base.digest, found, rowsOf(base.stats), rowsOf(now));
   };
   return {
-    stats, racy, irregular, linked, agent, mark, snapshot, looked, remark, cachePath: join(home.local, 'cache', `graph-${agent}.json`),
+    racy, irregular, linked, agent, mark, snapshot, looked, remark, cachePath: join(home.local, 'cache', `graph-${agent}.json`),
     count: lazy ? lazy.count : list!.length,
     nameAt: (i) => (list ? list[i] : lazy!.at(i)),
+    numbersAt,
+    get stats() {
+      return allStats();
+    },
     get names() {
       return names();
     },
@@ -236,7 +260,7 @@ export function makeListing(home: Home, agent: string, listed: Omit<Stated, 'nam
       return (joined ??= names().join('\n'));
     },
     get part() {
-      return (part ??= fromBase(this.joined) ?? listingDigest(this.joined, stats));
+      return (part ??= fromBase(this.joined) ?? listingDigest(this.joined, allStats()));
     },
     get keys() {
       if (!keys) {
@@ -244,7 +268,8 @@ export function makeListing(home: Home, agent: string, listed: Omit<Stated, 'nam
         // Times in whole microseconds: integers print several times faster than fractional doubles, and
         // two writes within one microsecond are inside the racy window anyway.
         const all = names();
-        for (let i = 0; i < all.length; i++) keys.set(all[i], keyAt(stats, i));
+        const now = allStats();
+        for (let i = 0; i < all.length; i++) keys.set(all[i], keyAt(now, i));
       }
       return keys;
     },

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { sha1Hex, sha1HexJs, sha1HexNative } from '../../src/store/sha1.js';
-import { chainedDigest } from '../../src/store/stat-index.js';
+import { chainedDigest as chainedRows, rowsOf } from '../../src/store/stat-index.js';
 import { movedRecords } from '../../src/store/work-listing.js';
 
 /**
@@ -26,6 +26,7 @@ describe('sha1Hex', () => {
 
 /** A listing's part of the frontier fingerprint, chained from its snapshot's digest (stat-index.ts). */
 describe('chainedDigest', () => {
+  const chainedDigest = (digest: string, looked: number[], old: Float64Array, now: Float64Array) => chainedRows(digest, looked, rowsOf(old), rowsOf(now));
   const old = Float64Array.of(1, 10, 100, 100, 2, 20, 200, 200, 3, 30, 300, 300);
   const moved = (i: number, by: number) => {
     const s = new Float64Array(old);

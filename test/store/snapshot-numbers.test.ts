@@ -1,0 +1,72 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { GRAPH_STAMP } from '../../src/store/graph-index.js';
+import { nanFiles, nanFilesOf, readStatIndex, setNanBit, statsOf, writeStatIndex, type StatIndex } from '../../src/store/stat-index.js';
+import { tempDir } from '../helpers/cli.js';
+
+/**
+ * A snapshot's numbers (store/stat-index.ts) are read on first need: one file's alone (statsOf), or
+ * all of them (`stats`), from the descriptor the rest was read through. What a reader gets is always
+ * the snapshot it opened, whatever was stored over it since, and a patch made through statsOf
+ * survives the whole read.
+ */
+const snapshot = (n: number, base: number, nan: number[] = []): StatIndex => {
+  const stats = Float64Array.from({ length: 4 * n }, (_, j) => base + j + 0.25);
+  for (const i of nan) stats.fill(NaN, 4 * i, 4 * i + 4);
+  return {
+    names: Array.from({ length: n }, (_, i) => `w-${i}.md`).join('\n'), count: n, stats, hashes: new Float64Array(n).fill(base), titles: new Float64Array(n), prios: new Float64Array(n),
+    sums: Float64Array.of(base * n, 0, 0), mark: 'e1:7',
+  };
+};
+const openFds = () => (process.platform === 'linux' ? readdirSync('/proc/self/fd').length : 0);
+
+describe('a snapshot\'s numbers', () => {
+  it('are read one file at a time or whole, as written, from the snapshot that was opened', () => {
+    const dir = tempDir();
+    const path = join(dir, 'graph-main.idx');
+    const first = snapshot(20, 1000, [3, 17]);
+    writeStatIndex(path, first, GRAPH_STAMP, dir, 'd'.repeat(40));
+    const fds = openFds();
+    const read = readStatIndex(path, GRAPH_STAMP)!;
+    // The files stored as NaN, from the bits: what a look at every number finds.
+    expect(nanFilesOf(read)).toEqual([3, 17]);
+    expect([...statsOf(read, 5)]).toEqual([...first.stats.subarray(20, 24)]);
+    // Another snapshot stored over it (by rename, as always): this reader still reads the one it opened.
+    writeStatIndex(path, snapshot(20, 5000), GRAPH_STAMP, dir, 'e'.repeat(40));
+    expect([...statsOf(read, 6)]).toEqual([...first.stats.subarray(24, 28)]);
+    // Patched in place through statsOf (as quickDigest does), then read whole: the patch stays.
+    statsOf(read, 6).set([1, 2, 3, 4]);
+    setNanBit(read, 6, false);
+    const whole = read.stats;
+    const want = new Float64Array(first.stats);
+    want.set([1, 2, 3, 4], 24);
+    expect(Buffer.from(whole.buffer, whole.byteOffset, whole.byteLength).equals(Buffer.from(want.buffer))).toBe(true);
+    // Read whole, its file is closed.
+    if (process.platform === 'linux') expect(openFds()).toBe(fds);
+    expect(read.stats).toBe(whole);
+    const other = readStatIndex(path, GRAPH_STAMP)!;
+    expect([...statsOf(other, 6)]).toEqual([5024.25, 5025.25, 5026.25, 5027.25]);
+    expect(nanFilesOf(other)).toEqual([]);
+  });
+
+  it('keep their NaN bits as they are patched and written back', () => {
+    const dir = tempDir();
+    const path = join(dir, 'graph-main.idx');
+    writeStatIndex(path, snapshot(9, 10, [0]), GRAPH_STAMP, dir, 'd'.repeat(40));
+    const read = readStatIndex(path, GRAPH_STAMP)!;
+    statsOf(read, 8).fill(NaN);
+    setNanBit(read, 8, true);
+    statsOf(read, 0).set([1, 2, 3, 4]);
+    setNanBit(read, 0, false);
+    expect(nanFilesOf(read)).toEqual([8]);
+    // Written back from the bytes it was read from, with bits from its numbers as they are.
+    writeStatIndex(path, { ...read, mark: 'e1:8' }, GRAPH_STAMP, dir, 'e'.repeat(40));
+    const again = readStatIndex(path, GRAPH_STAMP)!;
+    expect(nanFilesOf(again)).toEqual([8]);
+    expect(nanFiles(again.stats)).toEqual([8]);
+    expect([...statsOf(again, 0)]).toEqual([1, 2, 3, 4]);
+    // A file past the count is no file of it.
+    expect(() => statsOf(readStatIndex(path, GRAPH_STAMP)!, 9)).toThrow(/no file 9/);
+  });
+});

@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { Hash128 } from '../core/hash128.js';
 import { writeCache } from './cache-file.js';
 import { alignedView } from './aligned.js';
 import { contentHash } from './graph-entry.js';
 import { trace } from './trace.js';
+import { nanFiles } from './nan-files.js';
+import { listingDigest } from './listing-digest.js';
 
 /**
  * A snapshot of one agent's work folder as the graph cache last read it: the file names (one string,
@@ -111,50 +111,6 @@ export function nameStarts(names: string, count: number): Uint32Array {
   }
   at[count] = names.length + 1;
   return at;
-}
-
-/**
- * A listing's part of the frontier's fingerprint: its names (one string) and its numbers as bytes,
- * hashed natively (SHA-1: at 50,000 files some 2 MB).
- */
-export function listingDigest(names: string, stats: Float64Array): string {
-  return createHash('sha1').update(names).update('\0').update(new Uint8Array(stats.buffer, stats.byteOffset, stats.byteLength)).digest('hex');
-}
-
-/** File i's four numbers (inode, size, mtime, ctime), as a view. */
-export type Rows = (i: number) => Float64Array;
-
-/** The rows of numbers laid out four per file. */
-export const rowsOf = (stats: Float64Array): Rows => (i) => stats.subarray(4 * i, 4 * i + 4);
-
-/**
- * The digest of a snapshot's names and numbers with the numbers at `looked` now those in `now` (the
- * stats of a listing rebuilt from it, kept-listing.ts): the snapshot's digest itself when none differs,
- * else a hash of it and of each position that differs with its new numbers, in position order. A
- * digest names one state of names and numbers (the snapshot's, by induction), and the differences
- * applied to it give one state: two states never share one. The same state reached another way may
- * get another digest: then an answer is not reused by its fingerprint, and the graph digest's path
- * (ops/frontier.ts) finds it. Costs the few files stat'ed again, not the 2 MB a SHA-1 of 50,000 files
- * reads, and needs no node:crypto.
- */
-export function chainedDigest(digest: string, looked: readonly number[], old: Rows, now: Rows): string {
-  // (`looked` holds each position once: the names a keeper reported, as a set, or movedRecords.)
-  const differs: number[] = [];
-  for (const i of looked) {
-    const a = old(i);
-    const b = now(i);
-    if (a[0] !== b[0] || a[1] !== b[1] || a[2] !== b[2] || a[3] !== b[3]) differs.push(i);
-  }
-  if (!differs.length) return digest;
-  // In position order: a keeper reports the files in the order their events came.
-  differs.sort((a, b) => a - b);
-  const h = new Hash128().update(digest);
-  for (const i of differs) {
-    const b = now(i);
-    h.update(`${i}:${b[0]}:${b[1]}:${b[2]}:${b[3]}`);
-  }
-  // 'c' and 32 hex digits: never a SHA-1's 40.
-  return `c${h.digest()}`;
 }
 
 /** What the frontier's entry check reads of a snapshot (frontier-titles.ts): names, title and priority hashes. */
@@ -415,45 +371,6 @@ export function writeStatIndex(path: string, idx: StatIndex, stamp: string, tmpD
   buf.set(new Uint8Array(starts.buffer, starts.byteOffset, (idx.count + 1) * 4), startsAt);
   putNanBits(stats, buf.subarray(bitsAt));
   writeCache(path, buf, tmpDir);
-}
-
-/** The bytes of NaN as this build stores it (putStat, quickDigest: the literal). */
-const NAN_BYTES = Buffer.from(new Float64Array([NaN]).buffer);
-
-/**
- * The files whose first number is NaN (racy, hard-linked, irregular: stat'ed on every call), in
- * order, without a loop over every file: such a loop, at 50,000 files, made V8 compile it on the
- * spot (on-stack replacement), a cost of several ms each call that only a few files called for.
- * The NaNs are found by their bytes; any other NaN (a file not of this build's making) leaves one the
- * search did not clear, and then every file is looked at.
- */
-export function nanFiles(stats: Float64Array): number[] {
-  if (!stats.includes(NaN)) return [];
-  const bytes = Buffer.from(stats.buffer, stats.byteOffset, stats.byteLength);
-  // In order, since the search goes forward: a file with several NaNs is met in a row.
-  const found: number[] = [];
-  // Each NaN found is cleared in place for the check below, and put back after it: a copy of the
-  // numbers to clear them in (1.6 MB at 50,000 files) cost more, in fresh memory, than the search.
-  const cleared: number[] = [];
-  let other: boolean;
-  try {
-    for (let at = bytes.indexOf(NAN_BYTES); at >= 0; at = bytes.indexOf(NAN_BYTES, at + 1)) {
-      if (at % 8) continue;
-      stats[at / 8] = 0;
-      cleared.push(at);
-      const i = Math.floor(at / 32);
-      if (found[found.length - 1] !== i) found.push(i);
-    }
-    other = stats.includes(NaN);
-  } finally {
-    for (const at of cleared) bytes.set(NAN_BYTES, at);
-  }
-  if (other) {
-    const all: number[] = [];
-    for (let i = 0; 4 * i < stats.length; i++) if (Number.isNaN(stats[4 * i])) all.push(i);
-    return all;
-  }
-  return found.filter((i) => Number.isNaN(stats[4 * i]));
 }
 
 /**

@@ -4,7 +4,8 @@ import { RACY_MS } from './cache-file.js';
 import { listAgents, type Home } from './home.js';
 import { workDir } from './work-store.js';
 import { isRegular, isSymlink, lstatNumbers, statNumbers, type FileNumbers } from './fast-stat.js';
-import { chainedDigest, listingDigest, rowsOf, statsOf, type Rows, type StatIndex } from './stat-index.js';
+import { chainedDigest, listingDigest, rowsOf, type Rows } from './listing-digest.js';
+import { statsOf, type StatIndex } from './stat-index.js';
 
 /**
  * Lists the agents' work files with their keys, in this process: one readdir, one stat per `.md` name

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { sha1Hex, sha1HexJs, sha1HexNative } from '../../src/store/sha1.js';
-import { chainedDigest as chainedRows, rowsOf } from '../../src/store/stat-index.js';
+import { chainedDigest as chainedRows, rowsOf } from '../../src/store/listing-digest.js';
 import { movedRecords } from '../../src/store/work-listing.js';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nanFiles } from '../../src/store/stat-index.js';
+import { nanFiles } from '../../src/store/nan-files.js';
 
 /**
  * The snapshot's unvouched files (store/stat-index.ts, nanFiles): found by the bytes of NaN, with

@@ -2,7 +2,8 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GRAPH_STAMP } from '../../src/store/graph-index.js';
-import { nanFiles, nanFilesOf, readStatIndex, setNanBit, statsOf, writeStatIndex, type StatIndex } from '../../src/store/stat-index.js';
+import { nanFiles } from '../../src/store/nan-files.js';
+import { nanFilesOf, readStatIndex, setNanBit, statsOf, writeStatIndex, type StatIndex } from '../../src/store/stat-index.js';
 import { tempDir } from '../helpers/cli.js';
 
 /**

@@ -5,7 +5,7 @@ import type { WorkItem } from '../core/types.js';
 import { cutPlace, CutPieces, type CutIndex } from './frontier-cut.js';
 import type { DepIndex, DepRow } from './frontier-deps.js';
 import { prioHash, titleHash } from './graph-entry.js';
-import type { Titled } from './stat-index.js';
+import { prioOf, titleOf, type Titled } from './stat-index.js';
 import type { TitleIndex } from './frontier-titles.js';
 import { PER } from './frontier-entry-text.js';
 import type { Listing } from './work-listing.js';
@@ -75,7 +75,7 @@ export function nextDeps(deps: DepIndex, fresh: Map<string, WorkItem>, where: Ma
  * are its file's (a title patched where the answer does not show it is not written into it).
  */
 export function keptEntry(e: FrontierEntry, snap: Titled, i: number, holder: string): Judged {
-  if (titleHash(e.id, e.title) !== snap.titles[i] || prioHash(e.id, e.priority) !== snap.prios[i]) give('an entry left out has a new title');
+  if (titleHash(e.id, e.title) !== titleOf(snap, i) || prioHash(e.id, e.priority) !== prioOf(snap, i)) give('an entry left out has a new title');
   return { e, key: entryOrderKey(e, holder), channel: NR };
 }
 

@@ -10,6 +10,7 @@ import type { Home } from './home.js';
 import { CutBuilder, give, keptEntry, LEFT, NEW, nextDeps, OLD, orEvaluate, posCode, runsWithout, sortedCodes, type Seg } from './frontier-patch-parts.js';
 import { answerHead } from './frontier-patch-judge.js';
 import { NR, planPatch, type PatchInput, type PatchPlan } from './frontier-patch-plan.js';
+import { prioOf, titleOf } from './stat-index.js';
 
 /**
  * A cached answer brought up to date after a change of a few items (a `complete`, a claim, a wait)
@@ -208,9 +209,9 @@ function patch(home: Home, x: PatchInput, plan = planPatch(home, x)): VerdictPat
         }
         const block = blockOf(e);
         const [k, i] = where.get(id) ?? give('an entry is not placed');
-        quads.set([k, i, snaps[k].titles[i], snaps[k].prios[i], block.length], qn);
+        quads.set([k, i, titleOf(snaps[k], i), prioOf(snaps[k], i), block.length], qn);
         qn += PER;
-        shownSum[k] = addHash(shownSum[k], snaps[k].prios[i]);
+        shownSum[k] = addHash(shownSum[k], prioOf(snaps[k], i));
         out.push(block, COMMA);
       }
       // Past the cap: into the cut.
@@ -225,7 +226,7 @@ function patch(home: Home, x: PatchInput, plan = planPatch(home, x)): VerdictPat
           const id = added[n];
           const now = judged.get(id) as { e: FrontierEntry; key: string };
           const [k, i] = where.get(id)!;
-          cut.one(k, i, snaps[k].prios[i], now.key, now.e.code, null);
+          cut.one(k, i, prioOf(snaps[k], i), now.key, now.e.code, null);
         }
       }
     }

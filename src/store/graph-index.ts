@@ -2,7 +2,7 @@ import { unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RecordProblem } from '../core/record-codec.js';
 import type { WorkItem } from '../core/types.js';
-import { readStatIndex, setNanBit, statIndexStamped, statsOf, writeStatIndex, type StatIndex, type Titled } from './stat-index.js';
+import { readStatIndex, rowOf, setNanBit, statIndexStamped, writeStatIndex, type StatIndex, type Titled } from './stat-index.js';
 import { appendLog, cachedCount, GRAPH_STAMP, logLine, readEntries, VERSION, writeEntries, type Patch } from './graph-cache.js';
 import { listAgents, type Home } from './home.js';
 import { workDir } from './work-store.js';
@@ -231,16 +231,18 @@ export function quickDigest(home: Home, listing: Listing): { digest: number; sna
   // The files whose entry is not the snapshot's (content, title or priority), with their new entries.
   const changed: Array<[number, Entry]> = [];
   // A listing rebuilt from this very snapshot has its numbers but where it stat'ed files again: those
-  // files' numbers alone are read (the snapshot's whole numbers are 1.6 MB at 50,000 files).
+  // files' numbers alone are read (the snapshot's whole numbers are 2.8 MB at 50,000 files).
   const only = listing.snapshot === idx ? listing.looked : undefined;
   /**
    * Reads file i again if its numbers are not the snapshot's (or it is racy); false when it cannot be
-   * read. `s` and `stats` hold the snapshot's and the listing's numbers of file i from `j` on.
+   * read. `v` holds the snapshot's numbers of file i (patched in place), `now` the listing's from `n` on.
    */
-  const look = (i: number, s: Float64Array, stats: Float64Array, j: number): boolean => {
-    if (s[j] === stats[j] && s[j + 1] === stats[j + 1] && s[j + 2] === stats[j + 2] && s[j + 3] === stats[j + 3] && !(racy.size && racy.has(listing.nameAt(i)))) return true;
+  const look = (i: number, v: Pick<StatIndex, 'stats' | 'hashes' | 'titles' | 'prios'>, now: Float64Array, n: number): boolean => {
+    const s = v.stats;
+    const j = 4 * i;
+    if (s[j] === now[n] && s[j + 1] === now[n + 1] && s[j + 2] === now[n + 2] && s[j + 3] === now[n + 3] && !(racy.size && racy.has(listing.nameAt(i)))) return true;
     const name = listing.nameAt(i);
-    const key = keyAt(stats, j / 4);
+    const key = keyAt(now, n / 4);
     const parsed = parseEntry(prefix + name, name.slice(0, -3), agent, key, !listing.irregular.has(name));
     if (!parsed) return false;
     const r = racy.has(name);
@@ -248,26 +250,27 @@ export function quickDigest(home: Home, listing: Listing): { digest: number; sna
     // A file the snapshot never vouches for (racy, linked, irregular: stored as NaN), read again with the
     // same content: nothing of the snapshot moves, so neither it (megabytes at 50,000 files) nor the
     // graph cache's log is written again. Every call within 2 s of a change reads such a file.
-    if (never && Number.isNaN(s[j]) && idx.hashes[i] === parsed[3] && idx.titles[i] === parsed[4] && idx.prios[i] === parsed[5]) return true;
+    const { hashes, titles, prios } = v;
+    if (never && Number.isNaN(s[j]) && hashes[i] === parsed[3] && titles[i] === parsed[4] && prios[i] === parsed[5]) return true;
     patch.push(logLine(name, r ? neverMatching(parsed) : parsed));
-    for (let k = 0; k < 4; k++) s[j + k] = never ? NaN : stats[j + k];
+    for (let k = 0; k < 4; k++) s[j + k] = never ? NaN : now[n + k];
     setNanBit(idx, i, never);
-    if (idx.hashes[i] !== parsed[3] || idx.titles[i] !== parsed[4] || idx.prios[i] !== parsed[5]) changed.push([i, parsed]);
+    if (hashes[i] !== parsed[3] || titles[i] !== parsed[4] || prios[i] !== parsed[5]) changed.push([i, parsed]);
     const sums = idx.sums;
-    sums[0] = addHash(subHash(sums[0], idx.hashes[i]), parsed[3]);
-    sums[1] = addHash(subHash(sums[1], idx.titles[i]), parsed[4]);
-    sums[2] = addHash(subHash(sums[2], idx.prios[i]), parsed[5]);
-    idx.hashes[i] = parsed[3];
-    idx.titles[i] = parsed[4];
-    idx.prios[i] = parsed[5];
+    sums[0] = addHash(subHash(sums[0], hashes[i]), parsed[3]);
+    sums[1] = addHash(subHash(sums[1], titles[i]), parsed[4]);
+    sums[2] = addHash(subHash(sums[2], prios[i]), parsed[5]);
+    hashes[i] = parsed[3];
+    titles[i] = parsed[4];
+    prios[i] = parsed[5];
     return true;
   };
   if (only) {
-    for (const i of only) if (!look(i, statsOf(idx, i), listing.numbersAt(i), 0)) return null;
+    for (const i of only) if (!look(i, rowOf(idx, i), listing.numbersAt(i), 0)) return null;
   } else {
-    const s = idx.stats;
-    const stats = listing.stats;
-    for (let i = 0; i < listing.count; i++) if (!look(i, s, stats, 4 * i)) return null;
+    const v = { stats: idx.stats, hashes: idx.hashes, titles: idx.titles, prios: idx.prios };
+    const now = listing.stats;
+    for (let i = 0; i < listing.count; i++) if (!look(i, v, now, 4 * i)) return null;
   }
   if (patch.length) {
     // Its numbers moved: now the listing's (where it stores NaN, any numbers do: stat-index.ts).

@@ -42,12 +42,14 @@ import { listingDigest } from './listing-digest.js';
  * names (as a string's index; the last, its length + 1), and a bit per file (count / 8 bytes, rounded
  * up, the first file in the low bit of the first byte): its numbers are stored as NaN (nanFiles).
  *
- * The four numbers per file, 1.6 MB of the 3.7 MB at 50,000 files, are not read with the rest: a call
- * the index keeper tells of a file or two reads those files' numbers alone (statsOf), and the whole
- * block only when something needs them all (the `stats` getter). Both read from the file descriptor
- * the rest was read through, kept open until then: the snapshot is replaced by rename, never written
- * in place, so that descriptor reads the same bytes as the first read did, whatever was stored since.
- * The bits say which files a rebuilt listing must stat again without looking at every number.
+ * The seven numbers per file (four stat numbers, three hashes), 2.8 MB of the 3.7 MB at 50,000 files,
+ * are not read with the rest: a call the index keeper tells of a file or two reads those files'
+ * numbers alone (statsOf, rowOf), as does a patch of the answer for the entries it moves (titleOf,
+ * prioOf), and the whole block only when something needs them all (the arrays' getters). Both read
+ * from the file descriptor the rest was read through, kept open until then: the snapshot is replaced
+ * by rename, never written in place, so that descriptor reads the same bytes as the first read did,
+ * whatever was stored since. The bits say which files a rebuilt listing must stat again without
+ * looking at every number.
  */
 
 // 'HOLA': the NaN bits; HOL9 the names in readdir's order (a HOL8 snapshot could have added names at its
@@ -165,19 +167,22 @@ function readFully(fd: number, buf: Uint8Array, offset: number, length: number, 
   return true;
 }
 
-/** A snapshot's numbers not read yet: the open file they are in, where, and the files read alone so far. */
+/**
+ * A snapshot's numbers not read yet (its four stat numbers, hash, title and priority hashes per file):
+ * the open file they are in, where, and the ones read alone so far.
+ */
 interface Unread {
   fd: number;
   /** Where the numbers start in the file (and in the buffer that mirrors it). */
   at: number;
-  /** The buffer's bytes from `at`, a view of which is `stats`. */
+  /** The buffer's bytes from `at`, views of which are `numbers` and the snapshot's arrays. */
   bytes: Uint8Array;
-  stats: Float64Array;
-  /** The files whose numbers were read alone (and maybe patched in place since). */
+  numbers: Float64Array;
+  /** The numbers read alone (their index in `numbers`), which may have been patched in place since. */
   alone: Set<number>;
 }
 
-const unread = new WeakMap<StatIndex, Unread>();
+const unread = new WeakMap<object, Unread>();
 /** Snapshots whose file is held open; past OPEN_MAX (a home of many agents) a snapshot is read whole at once. */
 let open = 0;
 const OPEN_MAX = 64;
@@ -191,7 +196,7 @@ const closer = new FinalizationRegistry<number>((fd) => {
   }
 });
 
-function closeUnread(idx: StatIndex, u: Unread): void {
+function closeUnread(idx: object, u: Unread): void {
   unread.delete(idx);
   open--;
   closer.unregister(u);
@@ -203,15 +208,22 @@ function closeUnread(idx: StatIndex, u: Unread): void {
 }
 
 /** Reads a snapshot's numbers whole into its buffer, keeping those read alone (which may be patched). */
-function readWhole(idx: StatIndex, u: Unread): void {
-  const kept = [...u.alone].map((i) => [i, u.stats.slice(4 * i, 4 * i + 4)] as const);
-  trace(`snapshot: ${idx.count} files' numbers read whole`);
+function readWhole(idx: object, u: Unread, count: number): void {
+  const kept = [...u.alone].map((e) => [e, u.numbers[e]] as const);
+  trace(`snapshot: ${count} files' numbers read whole`);
   try {
-    if (!readFully(u.fd, u.bytes, 0, u.stats.byteLength, u.at)) throw new Error('the snapshot file ended early');
+    if (!readFully(u.fd, u.bytes, 0, u.bytes.length, u.at)) throw new Error('the snapshot file ended early');
   } finally {
     closeUnread(idx, u);
   }
-  for (const [i, v] of kept) u.stats.set(v, 4 * i);
+  for (const [e, v] of kept) u.numbers[e] = v;
+}
+
+/** Numbers [e, e + n) of an unread snapshot of `count` files, read where they were not yet. */
+function readAlone(u: Unread, count: number, e: number, n: number): void {
+  if (u.alone.has(e)) return;
+  if (!(e >= 0 && e + n <= 7 * count) || !readFully(u.fd, u.bytes, 8 * e, 8 * n, u.at + 8 * e)) throw new Error(`no file ${e} in the snapshot`);
+  for (let k = 0; k < n; k++) u.alone.add(e + k);
 }
 
 /**
@@ -221,16 +233,45 @@ function readWhole(idx: StatIndex, u: Unread): void {
 export function statsOf(idx: StatIndex, i: number): Float64Array {
   const u = unread.get(idx);
   if (!u) return idx.stats.subarray(4 * i, 4 * i + 4);
-  if (!u.alone.has(i)) {
-    if (!(i >= 0 && i < idx.count) || !readFully(u.fd, u.bytes, 32 * i, 32, u.at + 32 * i)) throw new Error(`no file ${i} in the snapshot`);
-    u.alone.add(i);
-  }
-  return u.stats.subarray(4 * i, 4 * i + 4);
+  if (!(i >= 0 && i < idx.count)) throw new Error(`no file ${i} in the snapshot`);
+  readAlone(u, idx.count, 4 * i, 4);
+  return u.numbers.subarray(4 * i, 4 * i + 4);
+}
+
+/**
+ * The snapshot's arrays where file i's numbers are read (only they, where the snapshot's numbers were
+ * not read whole: the caller reads and patches position i alone).
+ */
+export function rowOf(idx: StatIndex, i: number): Pick<StatIndex, 'stats' | 'hashes' | 'titles' | 'prios'> {
+  const u = unread.get(idx);
+  if (!u) return idx;
+  const n = idx.count;
+  if (!(i >= 0 && i < n)) throw new Error(`no file ${i} in the snapshot`);
+  readAlone(u, n, 4 * i, 4);
+  for (const a of [4, 5, 6]) readAlone(u, n, a * n + i, 1);
+  const x = u.numbers;
+  return { stats: x.subarray(0, 4 * n), hashes: x.subarray(4 * n, 5 * n), titles: x.subarray(5 * n, 6 * n), prios: x.subarray(6 * n, 7 * n) };
+}
+
+/** File i's title hash in a snapshot, read alone where its numbers were not read whole. */
+export const titleOf = (snap: Titled, i: number): number => hashAlone(snap, 5, i) ?? snap.titles[i];
+
+/** File i's priority hash in a snapshot, read alone where its numbers were not read whole. */
+export const prioOf = (snap: Titled, i: number): number => hashAlone(snap, 6, i) ?? snap.prios[i];
+
+/** Hash array `a` (5: titles, 6: priorities) at file i of a snapshot whose numbers were not read whole; else undefined. */
+function hashAlone(snap: Titled, a: number, i: number): number | undefined {
+  const u = unread.get(snap);
+  const n = u ? u.numbers.length / PER_FILE : 0;
+  if (!u || !(Number.isInteger(i) && i >= 0 && i < n)) return undefined;
+  readAlone(u, n, a * n + i, 1);
+  return u.numbers[a * n + i];
 }
 
 /**
  * The snapshot at `path`, or null: none, torn, another layout, or written by a build with another
- * stamp. Its numbers are read on first use (see the layout): `stats` reads them all, statsOf one file's.
+ * stamp. Its numbers are read on first use (see the layout): its arrays read them all, statsOf,
+ * rowOf, titleOf and prioOf one file's.
  */
 export function readStatIndex(path: string, stamp: string): StatIndex | null {
   let fd: number;
@@ -256,34 +297,44 @@ export function readStatIndex(path: string, stamp: string): StatIndex | null {
     // All of it in one buffer, as the file is, but the numbers (read below, or when first needed):
     // memory not written is not touched, so it costs no page fault.
     const buf = Buffer.allocUnsafeSlow(size);
-    const numbersEnd = at + count * 32;
+    const numbersEnd = at + count * 8 * PER_FILE;
     if (!readFully(fd, buf, 0, at, 0) || !readFully(fd, buf, numbersEnd, size - numbersEnd, numbersEnd)) return null;
     const numbers = alignedView(Float64Array, buf, at, count * PER_FILE + SUMS);
     const starts = alignedView(Uint32Array, buf, startsAt, count + 1);
     const names = buf.toString('utf8', head, head + l.namesLen);
     if ((count > 0 && starts[0] !== 0) || starts[count] !== names.length + 1) return null;
-    const stats = numbers.subarray(0, count * 4);
+    const arrays = { stats: numbers.subarray(0, count * 4), hashes: numbers.subarray(count * 4, count * 5), titles: numbers.subarray(count * 5, count * 6), prios: numbers.subarray(count * 6, count * 7) };
+    /** The arrays, their numbers read whole first if they were not. */
+    const whole = (self: object) => {
+      const u = unread.get(self);
+      if (u) readWhole(self, u, count);
+      return arrays;
+    };
     const idx: StatIndex = {
       read: { buf, names },
-      names, count, starts: { of: names, at: starts }, hashes: numbers.subarray(count * 4, count * 5),
-      titles: numbers.subarray(count * 5, count * 6), prios: numbers.subarray(count * 6, count * 7), sums: numbers.subarray(count * 7), mark: buf.toString('utf8', stampEnd, markEnd),
+      names, count, starts: { of: names, at: starts }, sums: numbers.subarray(count * 7), mark: buf.toString('utf8', stampEnd, markEnd),
       digest: buf.toString('latin1', markEnd, markEnd + DIGEST).trim(), sig: buf.toString('latin1', markEnd + DIGEST, head).trim(),
       nanBits: buf.subarray(l.bitsAt),
       get stats() {
-        const u = unread.get(this);
-        if (u) readWhole(this, u);
-        return stats;
+        return whole(this).stats;
+      },
+      get hashes() {
+        return whole(this).hashes;
+      },
+      get titles() {
+        return whole(this).titles;
+      },
+      get prios() {
+        return whole(this).prios;
       },
     };
-    const bytes = new Uint8Array(buf.buffer, buf.byteOffset + at, count * 32);
-    if (open >= OPEN_MAX) return readFully(fd, bytes, 0, bytes.length, at) ? { ...idx, stats } : null;
-    if (count > 0) {
-      const u: Unread = { fd, at, bytes, stats, alone: new Set() };
-      unread.set(idx, u);
-      closer.register(idx, fd, u);
-      open++;
-      keep = true;
-    }
+    const bytes = new Uint8Array(buf.buffer, buf.byteOffset + at, count * 8 * PER_FILE);
+    if (open >= OPEN_MAX || count === 0) return readFully(fd, bytes, 0, bytes.length, at) ? { ...idx, ...arrays } : null;
+    const u: Unread = { fd, at, bytes, numbers: numbers.subarray(0, count * PER_FILE), alone: new Set() };
+    unread.set(idx, u);
+    closer.register(idx, fd, u);
+    open++;
+    keep = true;
     return idx;
   } catch {
     return null;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GRAPH_STAMP } from '../../src/store/graph-index.js';
 import { nanFiles } from '../../src/store/nan-files.js';
-import { nanFilesOf, readStatIndex, setNanBit, statsOf, writeStatIndex, type StatIndex } from '../../src/store/stat-index.js';
+import { nanFilesOf, prioOf, readStatIndex, rowOf, setNanBit, statsOf, titleOf, writeStatIndex, type StatIndex } from '../../src/store/stat-index.js';
 import { tempDir } from '../helpers/cli.js';
 
 /**
@@ -49,6 +49,29 @@ describe('a snapshot\'s numbers', () => {
     const other = readStatIndex(path, GRAPH_STAMP)!;
     expect([...statsOf(other, 6)]).toEqual([5024.25, 5025.25, 5026.25, 5027.25]);
     expect(nanFilesOf(other)).toEqual([]);
+  });
+
+  it('hashes are read one at a time too, and a patch of one survives the whole read', () => {
+    const dir = tempDir();
+    const path = join(dir, 'graph-main.idx');
+    const x = snapshot(6, 100);
+    x.titles = Float64Array.of(11, 12, 13, 14, 15, 16);
+    x.prios = Float64Array.of(21, 22, 23, 24, 25, 26);
+    writeStatIndex(path, x, GRAPH_STAMP, dir, 'd'.repeat(40));
+    const read = readStatIndex(path, GRAPH_STAMP)!;
+    expect([titleOf(read, 4), prioOf(read, 1)]).toEqual([15, 22]);
+    // Past its files: what the arrays give there.
+    expect(titleOf(readStatIndex(path, GRAPH_STAMP)!, 6)).toBeUndefined();
+    const row = rowOf(read, 2);
+    expect([row.hashes[2], row.titles[2], row.prios[2], ...row.stats.subarray(8, 12)]).toEqual([100, 13, 23, ...x.stats.subarray(8, 12)]);
+    row.titles[2] = 99;
+    row.prios[2] = 98;
+    expect([...read.titles]).toEqual([11, 12, 99, 14, 15, 16]);
+    expect([...read.prios]).toEqual([21, 22, 98, 24, 25, 26]);
+    expect([...read.hashes]).toEqual([100, 100, 100, 100, 100, 100]);
+    // Read whole: the plain arrays from then on.
+    expect(titleOf(read, 2)).toBe(99);
+    expect(rowOf(read, 2).titles).toBe(read.titles);
   });
 
   it('keep their NaN bits as they are patched and written back', () => {

@@ -9,7 +9,7 @@ import type { Entry } from './graph-entry.js';
 import { itemOf } from './graph-slim.js';
 import type { Home } from './home.js';
 import { snapshotSig, type Titled } from './stat-index.js';
-import type { Listing } from './work-listing.js';
+import { sameNames, type Listing } from './work-listing.js';
 import { give, shownAffected, type Judged } from './frontier-patch-parts.js';
 import { verdictJudge } from './frontier-patch-judge.js';
 
@@ -61,7 +61,7 @@ export function planPatch(home: Home, x: PatchInput) {
   const snaps = listings.map((l, k) => {
     const snap = x.snapshots[l.agent];
     const was = index.listings[k];
-    if (was.agent !== l.agent || !snap || snap.names !== l.joined || was.sig !== snapshotSig(snap)) give('other listings');
+    if (was.agent !== l.agent || !snap || !sameNames(snap, l) || was.sig !== snapshotSig(snap)) give('other listings');
     return snap;
   });
   // Only not_runnable is ever cut in the default view.

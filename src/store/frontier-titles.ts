@@ -1,7 +1,7 @@
 import { entryOrderKey, type Frontier, type FrontierEntry } from '../core/frontier.js';
 import { CHANNELS } from '../core/frontier-codes.js';
 import { snapshotSig, type Titled } from './stat-index.js';
-import type { Listing } from './work-listing.js';
+import { sameNames, type Listing } from './work-listing.js';
 import type { Home } from './home.js';
 import { HASH_MOD, subHash } from './graph-index.js';
 import { channelText, patchChannel, PER } from './frontier-entry-text.js';
@@ -97,7 +97,7 @@ export function titleIndexOf(listings: Listing[], snapshots: Record<string, Titl
   for (let k = 0; k < listings.length; k++) {
     const l = listings[k];
     const snap = snapshots[l.agent];
-    if (!snap || snap.names !== l.joined) return null;
+    if (!snap || !sameNames(snap, l)) return null;
     for (let i = 0; i < l.names.length; i++) {
       const id = l.names[i].slice(0, -3);
       const w = where.get(id);
@@ -189,7 +189,7 @@ export function currentTitles(home: Home, answer: () => Buffer | null, index: Ti
     const l = listings[k];
     const snap = snapshots[l.agent];
     const x = index.listings[k];
-    if (x.agent !== l.agent || !snap || snap.names !== l.joined || x.sig !== snapshotSig(snap)) return null;
+    if (x.agent !== l.agent || !snap || !sameNames(snap, l) || x.sig !== snapshotSig(snap)) return null;
     if (snap.sums[1] !== x.titles || snap.sums[2] !== x.prios) same = false;
     snaps.push(snap);
   }

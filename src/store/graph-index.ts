@@ -6,7 +6,7 @@ import { readStatIndex, rowOf, setNanBit, statIndexStamped, writeStatIndex, type
 import { appendLog, cachedCount, GRAPH_STAMP, logLine, readEntries, VERSION, writeEntries, type Patch } from './graph-cache.js';
 import { listAgents, type Home } from './home.js';
 import { workDir } from './work-store.js';
-import { keyAt, listAll, type Listing } from './work-listing.js';
+import { keyAt, listAll, sameNames, type Listing } from './work-listing.js';
 import { addHash, neverMatching, parseEntry, subHash, type Entry } from './graph-entry.js';
 
 export { addHash, contentHash, HASH_MOD, prioHash, readItem, readShown, subHash, titleHash, type Entry } from './graph-entry.js';
@@ -223,7 +223,7 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph, conte
 export function quickDigest(home: Home, listing: Listing): { digest: number; snapshot: StatIndex; changed: Array<[number, Entry]>; before: [number, number, number]; store: () => void } | null {
   const { agent, racy, linked, cachePath } = listing;
   const idx = listing.snapshot ?? readStatIndex(idxOf(cachePath), GRAPH_STAMP);
-  if (!idx || idx.count !== listing.count || idx.names !== listing.joined) return null;
+  if (!idx || idx.count !== listing.count || !sameNames(idx, listing)) return null;
   // The sums (digest, titles, priorities) as the snapshot was found, before the files read again change them.
   const before: [number, number, number] = [idx.sums[0], idx.sums[1], idx.sums[2]];
   const prefix = workDir(home, agent) + '/';

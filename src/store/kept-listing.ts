@@ -7,8 +7,8 @@ import { autoStartKeeper } from './index-auto-start.js';
 import { keeperPaths, liveKeeper, type KeeperAnswer, type KeeperQuestion } from './index-keeper-files.js';
 import { randomBytes } from './random.js';
 import { sleepSync } from './sleep-sync.js';
-import { nanFilesOf, startsOf, type StatIndex } from './stat-index.js';
-import { listAgentWork, makeListing, movedRecords, putStat, snapshotNames, statEntry, type Listing } from './work-listing.js';
+import { nanFilesOf, type StatIndex } from './stat-index.js';
+import { listAgentWork, makeListing, movedRecords, namesOfSnapshot, putStat, sameNames, statEntry, type Listing } from './work-listing.js';
 import { workDir } from './work-store.js';
 import { trace } from './trace.js';
 import { codePath } from './code-paths.js';
@@ -178,7 +178,7 @@ export function listKept(home: Home, agents = listAgents(home), longWork: (files
  * NaN (racy, hard-linked, irregular, unreadable) is stat'ed on every rebuilt listing anyway.
  */
 function sameNumbers(s: StatIndex, l: Listing): boolean {
-  if (s.count !== l.count || s.names !== l.joined) return false;
+  if (s.count !== l.count || !sameNames(s, l)) return false;
   const moved = movedRecords(s.stats, l.stats, s.count);
   return moved !== null && moved.every((i) => Number.isNaN(s.stats[4 * i]));
 }
@@ -202,7 +202,7 @@ const REMARK_AT = 64;
  */
 function rebuilt(home: Home, agent: string, snap: StatIndex, reported: string[], mark: string): Listing | null {
   // (No snapshot holds a name with a newline in it, which would shift the names after it: graph-index.ts.)
-  const names = snapshotNames(snap.names, snap.count, startsOf(snap));
+  const names = namesOfSnapshot(snap);
   const look = new Set<string>();
   for (const n of reported) look.add(n);
   const unsure = nanFilesOf(snap);
@@ -214,7 +214,7 @@ function rebuilt(home: Home, agent: string, snap: StatIndex, reported: string[],
   // Nothing to stat again: the snapshot's own numbers, not a copy (320 KB at 10,000 files, fresh memory
   // whose page faults cost more than the copy), and not even read. Nothing writes them: a listing with
   // no file looked at again patches no number of its snapshot (graph-index.ts quickDigest looks only at `looked`).
-  if (!look.size) return makeListing(home, agent, { names, racy, irregular, linked }, { mark, joined: snap.names, snapshot: snap, looked: [] });
+  if (!look.size) return makeListing(home, agent, { names, racy, irregular, linked }, { mark, namesOf: snap, snapshot: snap, looked: [] });
   const dir = workDir(home, agent);
   const since = Date.now() - RACY_MS;
   const gone = new Set<number>();
@@ -246,7 +246,7 @@ function rebuilt(home: Home, agent: string, snap: StatIndex, reported: string[],
   }
   const remark = look.size > REMARK_AT;
   if (!gone.size && !added.length) {
-    const l = makeListing(home, agent, { names, racy, irregular, linked }, { mark, joined: snap.names, snapshot: snap, looked, moved, remark });
+    const l = makeListing(home, agent, { names, racy, irregular, linked }, { mark, namesOf: snap, snapshot: snap, looked, moved, remark });
     // Names the snapshot could not vouch for that now have plain numbers: reading them once more stores
     // those numbers, so later calls need not stat them (a reused answer would not).
     for (const i of unsure) {

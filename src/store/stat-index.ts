@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { writeCache } from './cache-file.js';
 import { alignedView } from './aligned.js';
@@ -100,8 +101,56 @@ export interface StatIndex {
   nanBits?: Uint8Array;
 }
 
+/**
+ * Snapshots as read whose names are ASCII (all holon's ids are) and not decoded yet: the bytes they are
+ * in. The names are 650 KB at 50,000 files, and a call the index keeper tells of a file or two needs a
+ * few of them (bytesNames), not a string of them all (`names`, decoded on first use).
+ */
+const undecoded = new WeakMap<object, { buf: Buffer; from: number }>();
+
 /** The snapshot's stored name starts, while they are its names'. */
-export const startsOf = (idx: Pick<StatIndex, 'names' | 'starts'>): Uint32Array | undefined => (idx.starts?.of === idx.names ? idx.starts.at : undefined);
+export const startsOf = (idx: Pick<StatIndex, 'names' | 'starts'>): Uint32Array | undefined => (undecoded.has(idx) || idx.starts?.of === idx.names ? idx.starts?.at : undefined);
+
+/**
+ * The names of a snapshot as read, without decoding them all while they are ASCII (`undecoded`): the
+ * name at a position, and the position of a name, from their bytes; null where they are decoded, or
+ * not ASCII (then work-listing.ts snapshotNames over the string).
+ */
+export function bytesNames(idx: StatIndex): { at(i: number): string; indexOf(name: string): number } | null {
+  const b = undecoded.get(idx);
+  const starts = idx.starts?.at;
+  if (!b || !starts) return null;
+  const { buf, from } = b;
+  const count = idx.count;
+  const end = from + starts[count] - 1;
+  return {
+    // (Past the end: what the names split give there.)
+    at: (i) => (i >= 0 && i < count ? buf.toString('latin1', from + starts[i], from + starts[i + 1] - 1) : idx.names.split('\n')[i]),
+    indexOf(name) {
+      // No ASCII name has a character past 0x7f, nor a newline.
+      if (!name || /[^\x00-\x09\x0b-\x7f]/.test(name)) return -1;
+      const line = Buffer.from(`\n${name}\n`, 'latin1');
+      // A whole line: at the start, between two newlines, or at the end.
+      let p = -1;
+      if (end - from >= name.length && buf.toString('latin1', from, from + name.length) === name && (end - from === name.length || buf[from + name.length] === 10)) p = from;
+      else {
+        const q = buf.indexOf(line, from);
+        if (q >= 0 && q + line.length <= end) p = q + 1;
+        else if (end - from > name.length && buf[end - name.length - 1] === 10 && buf.toString('latin1', end - name.length, end) === name) p = end - name.length;
+      }
+      if (p < 0) return -1;
+      // The line that starts there: a search of the starts.
+      let lo = 0;
+      let hi = count - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (from + starts[mid] <= p) lo = mid;
+        else hi = mid - 1;
+      }
+      return from + starts[lo] === p ? lo : -1;
+    },
+  };
+}
 
 /** Where each of the names (one string, '\n' between them) starts, and its length + 1 last. */
 export function nameStarts(names: string, count: number): Uint32Array {
@@ -301,8 +350,17 @@ export function readStatIndex(path: string, stamp: string): StatIndex | null {
     if (!readFully(fd, buf, 0, at, 0) || !readFully(fd, buf, numbersEnd, size - numbersEnd, numbersEnd)) return null;
     const numbers = alignedView(Float64Array, buf, at, count * PER_FILE + SUMS);
     const starts = alignedView(Uint32Array, buf, startsAt, count + 1);
-    const names = buf.toString('utf8', head, head + l.namesLen);
-    if ((count > 0 && starts[0] !== 0) || starts[count] !== names.length + 1) return null;
+    // ASCII names (as many bytes as the starts count characters) are decoded on first use.
+    const ascii = starts[count] === l.namesLen + 1 && isAscii(buf.subarray(head, head + l.namesLen));
+    let names = ascii ? '' : buf.toString('utf8', head, head + l.namesLen);
+    if ((count > 0 && starts[0] !== 0) || (!ascii && starts[count] !== names.length + 1)) return null;
+    const decoded = (self: object) => {
+      if (undecoded.delete(self) || (ascii && !names && count)) {
+        trace(`snapshot: ${count} names decoded`);
+        names = buf.toString('latin1', head, head + l.namesLen);
+      }
+      return names;
+    };
     const arrays = { stats: numbers.subarray(0, count * 4), hashes: numbers.subarray(count * 4, count * 5), titles: numbers.subarray(count * 5, count * 6), prios: numbers.subarray(count * 6, count * 7) };
     /** The arrays, their numbers read whole first if they were not. */
     const whole = (self: object) => {
@@ -311,8 +369,23 @@ export function readStatIndex(path: string, stamp: string): StatIndex | null {
       return arrays;
     };
     const idx: StatIndex = {
-      read: { buf, names },
-      names, count, starts: { of: names, at: starts }, sums: numbers.subarray(count * 7), mark: buf.toString('utf8', stampEnd, markEnd),
+      read: {
+        buf,
+        get names() {
+          return decoded(idx);
+        },
+      },
+      get names() {
+        return decoded(this);
+      },
+      count,
+      starts: {
+        get of() {
+          return decoded(idx);
+        },
+        at: starts,
+      },
+      sums: numbers.subarray(count * 7), mark: buf.toString('utf8', stampEnd, markEnd),
       digest: buf.toString('latin1', markEnd, markEnd + DIGEST).trim(), sig: buf.toString('latin1', markEnd + DIGEST, head).trim(),
       nanBits: buf.subarray(l.bitsAt),
       get stats() {
@@ -328,6 +401,7 @@ export function readStatIndex(path: string, stamp: string): StatIndex | null {
         return whole(this).prios;
       },
     };
+    if (ascii) undecoded.set(idx, { buf, from: head });
     const bytes = new Uint8Array(buf.buffer, buf.byteOffset + at, count * 8 * PER_FILE);
     if (open >= OPEN_MAX || count === 0) return readFully(fd, bytes, 0, bytes.length, at) ? { ...idx, ...arrays } : null;
     const u: Unread = { fd, at, bytes, numbers: numbers.subarray(0, count * PER_FILE), alone: new Set() };

@@ -5,7 +5,7 @@ import { listAgents, type Home } from './home.js';
 import { workDir } from './work-store.js';
 import { isRegular, isSymlink, lstatNumbers, statNumbers, type FileNumbers } from './fast-stat.js';
 import { chainedDigest, listingDigest, rowsOf, type Rows } from './listing-digest.js';
-import { statsOf, type StatIndex } from './stat-index.js';
+import { bytesNames, startsOf, statsOf, type StatIndex } from './stat-index.js';
 
 /**
  * Lists the agents' work files with their keys, in this process: one readdir, one stat per `.md` name
@@ -152,6 +152,8 @@ export interface Listing {
   mark: string;
   /** The snapshot this listing was rebuilt from (kept-listing.ts), so it is not read twice. */
   snapshot?: StatIndex;
+  /** The snapshot whose names these are, as they are (a listing rebuilt from it with no name come or gone). */
+  namesOf?: StatIndex;
   /**
    * With `snapshot`: the positions whose numbers were stat'ed again; every other position has the
    * snapshot's numbers as they are (the same names, in the same order).
@@ -212,8 +214,8 @@ export function listAgentWork(home: Home, agent: string, mark = '', base?: StatI
  * its numbers are the snapshot's but at `looked`, where they are `moved`'s (the files stat'ed again):
  * `stats` reads the snapshot's whole numbers on first use, numbersAt reads one file's.
  */
-export function makeListing(home: Home, agent: string, listed: Omit<Stated, 'names' | 'stats'> & { names: string[] | SnapshotNames; stats?: Float64Array }, o: { mark: string; joined?: string; snapshot?: StatIndex; looked?: number[]; moved?: Map<number, Float64Array>; remark?: boolean; base?: StatIndex }): Listing {
-  const { mark, snapshot, looked, remark = false, moved } = o;
+export function makeListing(home: Home, agent: string, listed: Omit<Stated, 'names' | 'stats'> & { names: string[] | SnapshotNames; stats?: Float64Array }, o: { mark: string; joined?: string; namesOf?: StatIndex; snapshot?: StatIndex; looked?: number[]; moved?: Map<number, Float64Array>; remark?: boolean; base?: StatIndex }): Listing {
+  const { mark, snapshot, looked, remark = false, moved, namesOf } = o;
   const { racy, irregular, linked } = listed;
   const lazy = Array.isArray(listed.names) ? null : listed.names;
   let list = Array.isArray(listed.names) ? listed.names : null;
@@ -231,7 +233,9 @@ export function makeListing(home: Home, agent: string, listed: Omit<Stated, 'nam
   };
   const numbersAt: Rows = stats ? rowsOf(stats) : (i) => moved?.get(i) ?? (stats ? stats.subarray(4 * i, 4 * i + 4) : statsOf(snapshot!, i));
   let keys: Map<string, string> | undefined;
+  // A snapshot's names are its string, decoded on first use (stat-index.ts).
   let joined = o.joined;
+  const joinedOf = () => (joined ??= namesOf ? namesOf.names : names().join('\n'));
   // A hard-linked, symbolic-link or irregular file is stored as NaN every time, so it would count as
   // moved on every call and the chain would never name the same state twice (no answer reused by its
   // fingerprint): such a listing is hashed whole, as before chains.
@@ -247,7 +251,7 @@ export function makeListing(home: Home, agent: string, listed: Omit<Stated, 'nam
     return found && chainedDigest(base.digest, found, rowsOf(base.stats), rowsOf(now));
   };
   return {
-    racy, irregular, linked, agent, mark, snapshot, looked, remark, cachePath: join(home.local, 'cache', `graph-${agent}.json`),
+    racy, irregular, linked, agent, mark, snapshot, namesOf, looked, remark, cachePath: join(home.local, 'cache', `graph-${agent}.json`),
     count: lazy ? lazy.count : list!.length,
     nameAt: (i) => (list ? list[i] : lazy!.at(i)),
     numbersAt,
@@ -258,10 +262,10 @@ export function makeListing(home: Home, agent: string, listed: Omit<Stated, 'nam
       return names();
     },
     get joined() {
-      return (joined ??= names().join('\n'));
+      return joinedOf();
     },
     get part() {
-      return (part ??= fromBase(this.joined) ?? listingDigest(this.joined, allStats()));
+      return (part ??= fromBase(joinedOf()) ?? listingDigest(joinedOf(), allStats()));
     },
     get keys() {
       if (!keys) {
@@ -289,6 +293,23 @@ export interface SnapshotNames {
   at(i: number): string;
   /** The position of a name, or -1. */
   indexOf(name: string): number;
+}
+
+/** Whether a listing's names are a snapshot's (the same names in the same order), without decoding them where it was rebuilt from it. */
+export const sameNames = (snap: Pick<StatIndex, 'names'>, l: Listing): boolean => l.namesOf === snap || snap.names === l.joined;
+
+/** A snapshot's names as SnapshotNames: from their bytes while they are not decoded (stat-index.ts bytesNames), else from the string. */
+export function namesOfSnapshot(snap: StatIndex): SnapshotNames {
+  const bytes = bytesNames(snap);
+  if (!bytes) return snapshotNames(snap.names, snap.count, startsOf(snap));
+  let str: SnapshotNames | null = null;
+  const whole = () => (str ??= snapshotNames(snap.names, snap.count, startsOf(snap)));
+  return {
+    count: snap.count,
+    all: () => whole().all(),
+    at: (i) => (str ? str.at(i) : bytes.at(i)),
+    indexOf: (name) => (str ? str.indexOf(name) : bytes.indexOf(name)),
+  };
 }
 
 /** Looked up one at a time while few are (each a scan of the string), then split. */

@@ -3,11 +3,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GRAPH_STAMP } from '../../src/store/graph-index.js';
 import { nanFiles } from '../../src/store/nan-files.js';
-import { nanFilesOf, prioOf, readStatIndex, rowOf, setNanBit, statsOf, titleOf, writeStatIndex, type StatIndex } from '../../src/store/stat-index.js';
+import { bytesNames, nanFilesOf, prioOf, readStatIndex, rowOf, setNanBit, startsOf, statsOf, titleOf, writeStatIndex, type StatIndex } from '../../src/store/stat-index.js';
+import { namesOfSnapshot, snapshotNames } from '../../src/store/work-listing.js';
 import { tempDir } from '../helpers/cli.js';
 
 /**
- * A snapshot's numbers (store/stat-index.ts) are read on first need: one file's alone (statsOf), or
+ * A snapshot's names are decoded on first need (ASCII names are looked up in their bytes), and its numbers (store/stat-index.ts) are read on first need: one file's alone (statsOf), or
  * all of them (`stats`), from the descriptor the rest was read through. What a reader gets is always
  * the snapshot it opened, whatever was stored over it since, and a patch made through statsOf
  * survives the whole read.
@@ -92,5 +93,46 @@ describe('a snapshot\'s numbers', () => {
     expect([...statsOf(again, 0)]).toEqual([1, 2, 3, 4]);
     // A file past the count is no file of it.
     expect(() => statsOf(readStatIndex(path, GRAPH_STAMP)!, 9)).toThrow(/no file 9/);
+  });
+});
+
+describe('a snapshot\'s names', () => {
+  const write = (names: string[]) => {
+    const dir = tempDir();
+    const path = join(dir, 'graph-main.idx');
+    const x = snapshot(names.length, 1);
+    x.names = names.join('\n');
+    writeStatIndex(path, x, GRAPH_STAMP, dir, 'd'.repeat(40));
+    return path;
+  };
+
+  it('are found in their bytes while ASCII, as in the decoded string, and decoded only when asked for whole', () => {
+    const names = ['a.md', 'ab.md', 'b.md', 'ba.md', 'w-1.md', 'w-10.md', 'z.md'];
+    const path = write(names);
+    const read = readStatIndex(path, GRAPH_STAMP)!;
+    const bytes = bytesNames(read)!;
+    expect(bytes).not.toBeNull();
+    const str = snapshotNames(names.join('\n'), names.length, startsOf(readStatIndex(path, GRAPH_STAMP)!));
+    for (const q of [...names, 'b', '.md', 'a', 'z', 'w-1', '', 'x.md', 'é.md', '\u0141.md']) expect(bytes.indexOf(q), q).toBe(str.indexOf(q));
+    names.forEach((n, i) => expect(bytes.at(i)).toBe(n));
+    expect(bytes.at(names.length)).toBe(str.at(names.length));
+    // The listing's view of them: from the bytes until something wants the string.
+    const lazy = namesOfSnapshot(read);
+    expect([lazy.at(3), lazy.indexOf('w-10.md')]).toEqual(['ba.md', 5]);
+    expect(lazy.all()).toEqual(names);
+    expect(read.names).toBe(names.join('\n'));
+    expect(bytesNames(read)).toBeNull();
+    expect([lazy.at(3), lazy.indexOf('w-10.md')]).toEqual(['ba.md', 5]);
+    expect(startsOf(read)).toBeDefined();
+  });
+
+  it('are decoded at once where they are not ASCII, and a copy with other names keeps none of the starts', () => {
+    const path = write(['a.md', 'é.md', 'z.md']);
+    const read = readStatIndex(path, GRAPH_STAMP)!;
+    expect(bytesNames(read)).toBeNull();
+    expect(namesOfSnapshot(read).indexOf('é.md')).toBe(1);
+    const ascii = readStatIndex(write(['a.md', 'b.md']), GRAPH_STAMP)!;
+    expect(startsOf({ ...ascii, names: 'a.md\nc.md' })).toBeUndefined();
+    expect(startsOf({ ...ascii })).toBeDefined();
   });
 });

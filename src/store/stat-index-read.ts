@@ -1,0 +1,272 @@
+import { isAscii } from 'node:buffer';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { alignedView } from './aligned.js';
+import { DIGEST, FIXED, layout, PER_FILE, SIG, SUMS } from './stat-index-layout.js';
+import type { StatIndex, Titled } from './stat-index.js';
+import { trace } from './trace.js';
+
+// Reading a graph snapshot (stat-index.ts): its names and numbers on first need.
+
+/**
+ * Snapshots as read whose names are ASCII (all holon's ids are) and not decoded yet: the bytes they are
+ * in. The names are 650 KB at 50,000 files, and a call the index keeper tells of a file or two needs a
+ * few of them (bytesNames), not a string of them all (`names`, decoded on first use).
+ */
+const undecoded = new WeakMap<object, { buf: Buffer; from: number }>();
+
+/** The snapshot's stored name starts, while they are its names'. */
+export const startsOf = (idx: Pick<StatIndex, 'names' | 'starts'>): Uint32Array | undefined => (undecoded.has(idx) || idx.starts?.of === idx.names ? idx.starts?.at : undefined);
+
+/**
+ * The names of a snapshot as read, without decoding them all while they are ASCII (`undecoded`): the
+ * name at a position, and the position of a name, from their bytes; null where they are decoded, or
+ * not ASCII (then work-listing.ts snapshotNames over the string).
+ */
+export function bytesNames(idx: StatIndex): { at(i: number): string; indexOf(name: string): number } | null {
+  const b = undecoded.get(idx);
+  const starts = idx.starts?.at;
+  if (!b || !starts) return null;
+  const { buf, from } = b;
+  const count = idx.count;
+  const end = from + starts[count] - 1;
+  return {
+    // (Past the end: what the names split give there.)
+    at: (i) => (i >= 0 && i < count ? buf.toString('latin1', from + starts[i], from + starts[i + 1] - 1) : idx.names.split('\n')[i]),
+    indexOf(name) {
+      // No ASCII name has a character past 0x7f, nor a newline.
+      if (!name || /[^\x00-\x09\x0b-\x7f]/.test(name)) return -1;
+      const line = Buffer.from(`\n${name}\n`, 'latin1');
+      // A whole line: at the start, between two newlines, or at the end.
+      let p = -1;
+      if (end - from >= name.length && buf.toString('latin1', from, from + name.length) === name && (end - from === name.length || buf[from + name.length] === 10)) p = from;
+      else {
+        const q = buf.indexOf(line, from);
+        if (q >= 0 && q + line.length <= end) p = q + 1;
+        else if (end - from > name.length && buf[end - name.length - 1] === 10 && buf.toString('latin1', end - name.length, end) === name) p = end - name.length;
+      }
+      if (p < 0) return -1;
+      // The line that starts there: a search of the starts.
+      let lo = 0;
+      let hi = count - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (from + starts[mid] <= p) lo = mid;
+        else hi = mid - 1;
+      }
+      return from + starts[lo] === p ? lo : -1;
+    },
+  };
+}
+
+/** Reads `length` bytes at `position` of `fd` into `buf` at `offset`; false at the end of the file first. */
+function readFully(fd: number, buf: Uint8Array, offset: number, length: number, position: number): boolean {
+  while (length > 0) {
+    const n = readSync(fd, buf, offset, length, position);
+    if (n === 0) return false;
+    offset += n;
+    position += n;
+    length -= n;
+  }
+  return true;
+}
+
+/**
+ * A snapshot's numbers not read yet (its four stat numbers, hash, title and priority hashes per file):
+ * the open file they are in, where, and the ones read alone so far.
+ */
+interface Unread {
+  fd: number;
+  /** Where the numbers start in the file (and in the buffer that mirrors it). */
+  at: number;
+  /** The buffer's bytes from `at`, views of which are `numbers` and the snapshot's arrays. */
+  bytes: Uint8Array;
+  numbers: Float64Array;
+  /** The numbers read alone (their index in `numbers`), which may have been patched in place since. */
+  alone: Set<number>;
+}
+
+const unread = new WeakMap<object, Unread>();
+/** Snapshots whose file is held open; past OPEN_MAX (a home of many agents) a snapshot is read whole at once. */
+let open = 0;
+const OPEN_MAX = 64;
+/** A snapshot dropped with its numbers unread closes its file then (a long-running watcher reads many). */
+const closer = new FinalizationRegistry<number>((fd) => {
+  open--;
+  try {
+    closeSync(fd);
+  } catch {
+    // Closed already.
+  }
+});
+
+function closeUnread(idx: object, u: Unread): void {
+  unread.delete(idx);
+  open--;
+  closer.unregister(u);
+  try {
+    closeSync(u.fd);
+  } catch {
+    // Nothing to do: it was read.
+  }
+}
+
+/** Reads a snapshot's numbers whole into its buffer, keeping those read alone (which may be patched). */
+function readWhole(idx: object, u: Unread, count: number): void {
+  const kept = [...u.alone].map((e) => [e, u.numbers[e]] as const);
+  trace(`snapshot: ${count} files' numbers read whole`);
+  try {
+    if (!readFully(u.fd, u.bytes, 0, u.bytes.length, u.at)) throw new Error('the snapshot file ended early');
+  } finally {
+    closeUnread(idx, u);
+  }
+  for (const [e, v] of kept) u.numbers[e] = v;
+}
+
+/** Numbers [e, e + n) of an unread snapshot of `count` files, read where they were not yet. */
+function readAlone(u: Unread, count: number, e: number, n: number): void {
+  if (u.alone.has(e)) return;
+  if (!(e >= 0 && e + n <= 7 * count) || !readFully(u.fd, u.bytes, 8 * e, 8 * n, u.at + 8 * e)) throw new Error(`no file ${e} in the snapshot`);
+  for (let k = 0; k < n; k++) u.alone.add(e + k);
+}
+
+/**
+ * File i's four numbers in a snapshot, a view (written through: graph-index.ts quickDigest patches
+ * them), reading only them where the snapshot's numbers were not read whole.
+ */
+export function statsOf(idx: StatIndex, i: number): Float64Array {
+  const u = unread.get(idx);
+  if (!u) return idx.stats.subarray(4 * i, 4 * i + 4);
+  if (!(i >= 0 && i < idx.count)) throw new Error(`no file ${i} in the snapshot`);
+  readAlone(u, idx.count, 4 * i, 4);
+  return u.numbers.subarray(4 * i, 4 * i + 4);
+}
+
+/**
+ * The snapshot's arrays where file i's numbers are read (only they, where the snapshot's numbers were
+ * not read whole: the caller reads and patches position i alone).
+ */
+export function rowOf(idx: StatIndex, i: number): Pick<StatIndex, 'stats' | 'hashes' | 'titles' | 'prios'> {
+  const u = unread.get(idx);
+  if (!u) return idx;
+  const n = idx.count;
+  if (!(i >= 0 && i < n)) throw new Error(`no file ${i} in the snapshot`);
+  readAlone(u, n, 4 * i, 4);
+  for (const a of [4, 5, 6]) readAlone(u, n, a * n + i, 1);
+  const x = u.numbers;
+  return { stats: x.subarray(0, 4 * n), hashes: x.subarray(4 * n, 5 * n), titles: x.subarray(5 * n, 6 * n), prios: x.subarray(6 * n, 7 * n) };
+}
+
+/** File i's title hash in a snapshot, read alone where its numbers were not read whole. */
+export const titleOf = (snap: Titled, i: number): number => hashAlone(snap, 5, i) ?? snap.titles[i];
+
+/** File i's priority hash in a snapshot, read alone where its numbers were not read whole. */
+export const prioOf = (snap: Titled, i: number): number => hashAlone(snap, 6, i) ?? snap.prios[i];
+
+/** Hash array `a` (5: titles, 6: priorities) at file i of a snapshot whose numbers were not read whole; else undefined. */
+function hashAlone(snap: Titled, a: number, i: number): number | undefined {
+  const u = unread.get(snap);
+  const n = u ? u.numbers.length / PER_FILE : 0;
+  if (!u || !(Number.isInteger(i) && i >= 0 && i < n)) return undefined;
+  readAlone(u, n, a * n + i, 1);
+  return u.numbers[a * n + i];
+}
+
+/**
+ * The snapshot at `path`, or null: none, torn, another layout, or written by a build with another
+ * stamp. Its numbers are read on first use (see the layout): its arrays read them all, statsOf,
+ * rowOf, titleOf and prioOf one file's.
+ */
+export function readStatIndex(path: string, stamp: string): StatIndex | null {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return null;
+  }
+  let keep = false;
+  try {
+    const size = fstatSync(fd).size;
+    // The head is some 150 bytes (the stamp and the mark are short); a longer one is read again below.
+    let first = Buffer.allocUnsafe(Math.min(size, 512));
+    if (!readFully(fd, first, 0, first.length, 0)) return null;
+    const end = FIXED + (first.length >= FIXED ? first.readUInt32LE(12) + first.readUInt32LE(16) : 0) + DIGEST + SIG;
+    if (end > first.length && end <= size) {
+      first = Buffer.allocUnsafe(end);
+      if (!readFully(fd, first, 0, end, 0)) return null;
+    }
+    const l = layout(first, size, stamp);
+    if (!l) return null;
+    const { count, stampEnd, markEnd, head, at, startsAt } = l;
+    // All of it in one buffer, as the file is, but the numbers (read below, or when first needed):
+    // memory not written is not touched, so it costs no page fault.
+    const buf = Buffer.allocUnsafeSlow(size);
+    const numbersEnd = at + count * 8 * PER_FILE;
+    if (!readFully(fd, buf, 0, at, 0) || !readFully(fd, buf, numbersEnd, size - numbersEnd, numbersEnd)) return null;
+    const numbers = alignedView(Float64Array, buf, at, count * PER_FILE + SUMS);
+    const starts = alignedView(Uint32Array, buf, startsAt, count + 1);
+    // ASCII names (as many bytes as the starts count characters) are decoded on first use.
+    const ascii = starts[count] === l.namesLen + 1 && isAscii(buf.subarray(head, head + l.namesLen));
+    let names = ascii ? '' : buf.toString('utf8', head, head + l.namesLen);
+    if ((count > 0 && starts[0] !== 0) || (!ascii && starts[count] !== names.length + 1)) return null;
+    const decoded = (self: object) => {
+      if (undecoded.delete(self) || (ascii && !names && count)) {
+        trace(`snapshot: ${count} names decoded`);
+        names = buf.toString('latin1', head, head + l.namesLen);
+      }
+      return names;
+    };
+    const arrays = { stats: numbers.subarray(0, count * 4), hashes: numbers.subarray(count * 4, count * 5), titles: numbers.subarray(count * 5, count * 6), prios: numbers.subarray(count * 6, count * 7) };
+    /** The arrays, their numbers read whole first if they were not. */
+    const whole = (self: object) => {
+      const u = unread.get(self);
+      if (u) readWhole(self, u, count);
+      return arrays;
+    };
+    const idx: StatIndex = {
+      read: {
+        buf,
+        get names() {
+          return decoded(idx);
+        },
+      },
+      get names() {
+        return decoded(this);
+      },
+      count,
+      starts: {
+        get of() {
+          return decoded(idx);
+        },
+        at: starts,
+      },
+      sums: numbers.subarray(count * 7), mark: buf.toString('utf8', stampEnd, markEnd),
+      digest: buf.toString('latin1', markEnd, markEnd + DIGEST).trim(), sig: buf.toString('latin1', markEnd + DIGEST, head).trim(),
+      nanBits: buf.subarray(l.bitsAt),
+      get stats() {
+        return whole(this).stats;
+      },
+      get hashes() {
+        return whole(this).hashes;
+      },
+      get titles() {
+        return whole(this).titles;
+      },
+      get prios() {
+        return whole(this).prios;
+      },
+    };
+    if (ascii) undecoded.set(idx, { buf, from: head });
+    const bytes = new Uint8Array(buf.buffer, buf.byteOffset + at, count * 8 * PER_FILE);
+    if (open >= OPEN_MAX || count === 0) return readFully(fd, bytes, 0, bytes.length, at) ? { ...idx, ...arrays } : null;
+    const u: Unread = { fd, at, bytes, numbers: numbers.subarray(0, count * PER_FILE), alone: new Set() };
+    unread.set(idx, u);
+    closer.register(idx, fd, u);
+    open++;
+    keep = true;
+    return idx;
+  } catch {
+    return null;
+  } finally {
+    if (!keep) closeSync(fd);
+  }
+}

@@ -40,8 +40,9 @@ export function bytesNames(idx: StatIndex): { at(i: number): string; indexOf(nam
       let p = -1;
       if (end - from >= name.length && buf.toString('latin1', from, from + name.length) === name && (end - from === name.length || buf[from + name.length] === 10)) p = from;
       else {
-        const q = buf.indexOf(line, from);
-        if (q >= 0 && q + line.length <= end) p = q + 1;
+        // Among the names only: the bytes after them are numbers, some not read yet (fresh memory).
+        const q = buf.subarray(from, end).indexOf(line);
+        if (q >= 0) p = from + q + 1;
         else if (end - from > name.length && buf[end - name.length - 1] === 10 && buf.toString('latin1', end - name.length, end) === name) p = end - name.length;
       }
       if (p < 0) return -1;
@@ -76,6 +77,13 @@ function readFully(fd: number, buf: Uint8Array, offset: number, length: number, 
  */
 interface Unread {
   fd: number;
+  path: string;
+  /**
+   * Why its numbers cannot be read (the file ended early, or did not read: never by holon, which
+   * replaces a snapshot by rename): from then on every read of them throws, rather than give numbers
+   * that were never read.
+   */
+  broken?: string;
   /** Where the numbers start in the file (and in the buffer that mirrors it). */
   at: number;
   /** The buffer's bytes from `at`, views of which are `numbers` and the snapshot's arrays. */
@@ -99,8 +107,11 @@ const closer = new FinalizationRegistry<number>((fd) => {
   }
 });
 
-function closeUnread(idx: object, u: Unread): void {
-  unread.delete(idx);
+/** Closes the file of a snapshot's numbers: read whole (then the snapshot is one like any other), or broken. */
+function closeUnread(idx: object, u: Unread, broken?: string): void {
+  if (broken) u.broken = broken;
+  else unread.delete(idx);
+  if (u.fd < 0) return;
   open--;
   closer.unregister(u);
   try {
@@ -108,24 +119,38 @@ function closeUnread(idx: object, u: Unread): void {
   } catch {
     // Nothing to do: it was read.
   }
+  u.fd = -1;
+}
+
+/** Reads `length` bytes of a snapshot's numbers at `offset` into its buffer; throws, and marks it broken, where they cannot be. */
+function readNumbers(idx: object, u: Unread, offset: number, length: number): void {
+  if (u.broken) throw new Error(u.broken);
+  let ok = false;
+  try {
+    ok = readFully(u.fd, u.bytes, offset, length, u.at + offset);
+  } catch {
+    // Said below.
+  }
+  if (!ok) {
+    closeUnread(idx, u, `the graph snapshot ${u.path} did not read as it was written (a cache: remove it and run again)`);
+    throw new Error(u.broken);
+  }
 }
 
 /** Reads a snapshot's numbers whole into its buffer, keeping those read alone (which may be patched). */
 function readWhole(idx: object, u: Unread, count: number): void {
   const kept = [...u.alone].map((e) => [e, u.numbers[e]] as const);
   trace(`snapshot: ${count} files' numbers read whole`);
-  try {
-    if (!readFully(u.fd, u.bytes, 0, u.bytes.length, u.at)) throw new Error('the snapshot file ended early');
-  } finally {
-    closeUnread(idx, u);
-  }
+  readNumbers(idx, u, 0, u.bytes.length);
+  closeUnread(idx, u);
   for (const [e, v] of kept) u.numbers[e] = v;
 }
 
 /** Numbers [e, e + n) of an unread snapshot of `count` files, read where they were not yet. */
-function readAlone(u: Unread, count: number, e: number, n: number): void {
+function readAlone(idx: object, u: Unread, count: number, e: number, n: number): void {
   if (u.alone.has(e)) return;
-  if (!(e >= 0 && e + n <= 7 * count) || !readFully(u.fd, u.bytes, 8 * e, 8 * n, u.at + 8 * e)) throw new Error(`no file ${e} in the snapshot`);
+  if (!(e >= 0 && e + n <= 7 * count)) throw new Error(`no file ${e} in the snapshot`);
+  readNumbers(idx, u, 8 * e, 8 * n);
   for (let k = 0; k < n; k++) u.alone.add(e + k);
 }
 
@@ -137,7 +162,7 @@ export function statsOf(idx: StatIndex, i: number): Float64Array {
   const u = unread.get(idx);
   if (!u) return idx.stats.subarray(4 * i, 4 * i + 4);
   if (!(i >= 0 && i < idx.count)) throw new Error(`no file ${i} in the snapshot`);
-  readAlone(u, idx.count, 4 * i, 4);
+  readAlone(idx, u, idx.count, 4 * i, 4);
   return u.numbers.subarray(4 * i, 4 * i + 4);
 }
 
@@ -150,8 +175,8 @@ export function rowOf(idx: StatIndex, i: number): Pick<StatIndex, 'stats' | 'has
   if (!u) return idx;
   const n = idx.count;
   if (!(i >= 0 && i < n)) throw new Error(`no file ${i} in the snapshot`);
-  readAlone(u, n, 4 * i, 4);
-  for (const a of [4, 5, 6]) readAlone(u, n, a * n + i, 1);
+  readAlone(idx, u, n, 4 * i, 4);
+  for (const a of [4, 5, 6]) readAlone(idx, u, n, a * n + i, 1);
   const x = u.numbers;
   return { stats: x.subarray(0, 4 * n), hashes: x.subarray(4 * n, 5 * n), titles: x.subarray(5 * n, 6 * n), prios: x.subarray(6 * n, 7 * n) };
 }
@@ -167,7 +192,7 @@ function hashAlone(snap: Titled, a: number, i: number): number | undefined {
   const u = unread.get(snap);
   const n = u ? u.numbers.length / PER_FILE : 0;
   if (!u || !(Number.isInteger(i) && i >= 0 && i < n)) return undefined;
-  readAlone(u, n, a * n + i, 1);
+  readAlone(snap, u, n, a * n + i, 1);
   return u.numbers[a * n + i];
 }
 
@@ -258,7 +283,7 @@ export function readStatIndex(path: string, stamp: string): StatIndex | null {
     if (ascii) undecoded.set(idx, { buf, from: head });
     const bytes = new Uint8Array(buf.buffer, buf.byteOffset + at, count * 8 * PER_FILE);
     if (open >= OPEN_MAX || count === 0) return readFully(fd, bytes, 0, bytes.length, at) ? { ...idx, ...arrays } : null;
-    const u: Unread = { fd, at, bytes, numbers: numbers.subarray(0, count * PER_FILE), alone: new Set() };
+    const u: Unread = { fd, path, at, bytes, numbers: numbers.subarray(0, count * PER_FILE), alone: new Set() };
     unread.set(idx, u);
     closer.register(idx, fd, u);
     open++;

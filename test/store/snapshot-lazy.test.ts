@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GRAPH_STAMP } from '../../src/store/graph-index.js';
@@ -73,6 +73,20 @@ describe('a snapshot\'s numbers', () => {
     // Read whole: the plain arrays from then on.
     expect(titleOf(read, 2)).toBe(99);
     expect(rowOf(read, 2).titles).toBe(read.titles);
+  });
+
+  it('that cannot be read (the file cut short in place, which holon never does) throw every time, never give numbers not read', () => {
+    const dir = tempDir();
+    const path = join(dir, 'graph-main.idx');
+    writeStatIndex(path, snapshot(300, 7), GRAPH_STAMP, dir, 'd'.repeat(40));
+    const read = readStatIndex(path, GRAPH_STAMP)!;
+    const first = [...statsOf(read, 0)];
+    truncateSync(path, 100);
+    expect(() => read.stats).toThrow(/graph snapshot .* did not read as it was written/);
+    expect(() => read.titles).toThrow(/did not read as it was written/);
+    expect(() => statsOf(read, 200)).toThrow(/did not read as it was written/);
+    // What was read before stays what it read.
+    expect([...statsOf(read, 0)]).toEqual(first);
   });
 
   it('keep their NaN bits as they are patched and written back', () => {

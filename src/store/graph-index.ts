@@ -51,7 +51,7 @@ export const readSnapshot = (listingCachePath: string) => readStatIndex(idxOf(li
 
 /** The snapshot stored again under another mark (its names and numbers are those of a listing made under it, whose part is `digest`). */
 export const remarkSnapshot = (home: Home, listingCachePath: string, snap: StatIndex, mark: string, digest: string) =>
-  writeStatIndex(idxOf(listingCachePath), { ...snap, mark }, GRAPH_STAMP, join(home.local, 'tmp'), digest);
+  writeStatIndex(idxOf(listingCachePath), snap, GRAPH_STAMP, join(home.local, 'tmp'), digest, mark);
 
 /**
  * Reads the listed items: cached entries where the key still matches, a parse where it does not. An
@@ -279,7 +279,7 @@ export function quickDigest(home: Home, listing: Listing): { digest: number; sna
     appendLog(cachePath, patch.join(''));
   }
   // Stored by the caller (`store`): not by a pick or a look that leaves the answer to the index keeper (ops/frontier-patched.ts).
-  const store = patch.length || listing.remark ? () => writeStatIndex(idxOf(cachePath), { ...idx, mark: listing.mark }, GRAPH_STAMP, join(home.local, 'tmp'), listing.part) : () => undefined;
+  const store = patch.length || listing.remark ? () => writeStatIndex(idxOf(cachePath), idx, GRAPH_STAMP, join(home.local, 'tmp'), listing.part, listing.mark) : () => undefined;
   return { digest: idx.sums[0], snapshot: idx, changed, before, store };
 }
 

@@ -253,6 +253,9 @@ export function readStatIndex(path: string, stamp: string): StatIndex | null {
         get names() {
           return decoded(idx);
         },
+        get as() {
+          return idx;
+        },
       },
       get names() {
         return decoded(this);

@@ -100,7 +100,7 @@ describe('a snapshot\'s numbers', () => {
     setNanBit(read, 0, false);
     expect(nanFilesOf(read)).toEqual([8]);
     // Written back from the bytes it was read from, with bits from its numbers as they are.
-    writeStatIndex(path, { ...read, mark: 'e1:8' }, GRAPH_STAMP, dir, 'e'.repeat(40));
+    writeStatIndex(path, read, GRAPH_STAMP, dir, 'e'.repeat(40), 'e1:8');
     const again = readStatIndex(path, GRAPH_STAMP)!;
     expect(nanFilesOf(again)).toEqual([8]);
     expect(nanFiles(again.stats)).toEqual([8]);
@@ -148,5 +148,18 @@ describe('a snapshot\'s names', () => {
     const ascii = readStatIndex(write(['a.md', 'b.md']), GRAPH_STAMP)!;
     expect(startsOf({ ...ascii, names: 'a.md\nc.md' })).toBeUndefined();
     expect(startsOf({ ...ascii })).toBeDefined();
+  });
+
+  it('are not decoded when the snapshot as read is written back under a new mark, and a copy with other names writes those', () => {
+    const names = ['a.md', 'b.md', 'c.md'];
+    const path = write(names);
+    const read = readStatIndex(path, GRAPH_STAMP)!;
+    writeStatIndex(path, read, GRAPH_STAMP, tempDir(), 'e'.repeat(40), 'e2:9');
+    expect(bytesNames(read)).not.toBeNull();
+    const again = readStatIndex(path, GRAPH_STAMP)!;
+    expect([again.names, again.mark, again.digest]).toEqual([names.join('\n'), 'e2:9', 'e'.repeat(40)]);
+    // A copy whose names are not its bytes' (the same count): written from its own names.
+    writeStatIndex(path, { ...again, names: 'x.md\ny.md\nz.md' }, GRAPH_STAMP, tempDir(), 'f'.repeat(40));
+    expect(readStatIndex(path, GRAPH_STAMP)!.names).toBe('x.md\ny.md\nz.md');
   });
 });

@@ -319,7 +319,7 @@ for (const r of rows) {
   table.push([r.target, r.size, `${fmt(r.r)} (${r.r.ms.toFixed(0)} ms cpu)`, `<= ${r.goal}x`, met, peer]);
 }
 console.log(`\nissue 14 targets: ratios to \`node -e 0\` in the same run (median ${med(bases).toFixed(0)} ms cpu), median of ${RUNS} runs; node ${process.version}, ${os()}`);
-if (envCost) console.log(`  (run without ${START_VARS.join(' and ')}, which the environment sets: with them \`node -e 0\` took ${envCost.baseCpu.toFixed(0)} ms of cpu, without ${envCost.cpu.toFixed(0)}, interleaved; HOLON_BENCH_ENV=keep keeps ${START_VARS.length > 1 ? 'them' : 'it'})`);
+if (envCost) console.log(`  (run without ${START_VARS.join(' and ')}, which the environment sets: with ${START_VARS.length > 1 ? 'them' : 'it'} \`node -e 0\` took ${envCost.baseCpu.toFixed(0)} ms of cpu, without ${envCost.cpu.toFixed(0)}, interleaved; HOLON_BENCH_ENV=keep keeps ${START_VARS.length > 1 ? 'them' : 'it'})`);
 else if (START_VARS.length) console.log(`  (run with ${START_VARS.join(' and ')} as the environment sets them: HOLON_BENCH_ENV=keep)`);
 const widths = table[0].map((_, i) => Math.max(...table.map((r) => String(r[i]).length)));
 for (const r of table) console.log('  ' + r.map((c, i) => String(c).padEnd(widths[i])).join('  ').trimEnd());

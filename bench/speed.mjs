@@ -31,7 +31,7 @@ const ENV = { HOLON_AGENT: 'main', HOLON_INDEX_AUTO: '0', GIT_AUTHOR_NAME: 'benc
 // A bare `node -e 0` is the yardstick, so the timed commands (both sides of each ratio, the keepers and
 // ticket alike) run without what the environment adds to every node start. NODE_EXTRA_CA_CERTS makes
 // node 20 read and parse that certificate bundle as it starts (on the machines of 2026-12 it was set
-// to the system's 150 certificates: 31 of a `node -e 0`'s 50 ms of cpu), which every ratio would then
+// to the system's 144 certificates: 31 of a `node -e 0`'s 50 ms of cpu), which every ratio would then
 // carry on both sides; NODE_OPTIONS can load anything. HOLON_BENCH_ENV=keep keeps them (the tables of
 // the README before 2026-12-07 15:00 were measured so). What they cost is measured and printed.
 const START_VARS = ['NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS'].filter((v) => process.env[v] !== undefined);

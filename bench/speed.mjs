@@ -7,7 +7,7 @@
 //   HOLON_BENCH_50K=1   adds the 50k rows (generating that home takes a while)
 //   HOLON_PEERS=DIR     the peers folder (ticket, peer-gen.py); default ../shared/peers from the repo.
 //                       Without it the ticket columns say so and stay empty.
-//   HOLON_BENCH_ENV=keep  keeps NODE_EXTRA_CA_CERTS and NODE_OPTIONS for the timed commands (below).
+//   HOLON_BENCH_ENV=keep  keeps NODE_EXTRA_CA_CERTS and NODE_OPTIONS for the timed commands (lib.mjs).
 // The graph is peer-gen.py's rule: 30 % closed, every third item depends on the one before, priority
 // i % 5. holon's home is generated from the same rule (one file per item), and is a git repository.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -15,7 +15,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { measure } from './rusage.mjs';
-import { opt } from './lib.mjs';
+import { opt, startVars } from './lib.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = join(ROOT, 'bin/holon.js');
@@ -28,17 +28,11 @@ const HAVE_TICKET = existsSync(TICKET) && existsSync(join(PEERS, 'peer-gen.py'))
 // HOLON_INDEX_AUTO=0: a row says whether a keeper runs; only the rows of a keeper a command started turn it on.
 const ENV = { HOLON_AGENT: 'main', HOLON_INDEX_AUTO: '0', GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'b@x', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'b@x' };
 
-// A bare `node -e 0` is the yardstick, so the timed commands (both sides of each ratio, the keepers and
-// ticket alike) run without what the environment adds to every node start. NODE_EXTRA_CA_CERTS makes
-// node 20 read and parse that certificate bundle as it starts (on the machines of 2026-12 it was set
-// to the system's 144 certificates: 31 of a `node -e 0`'s 50 ms of cpu), which every ratio would then
-// carry on both sides; NODE_OPTIONS can load anything. HOLON_BENCH_ENV=keep keeps them (the tables of
-// the README before 2026-12-07 15:00 were measured so). What they cost is measured and printed.
-const START_VARS = ['NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS'].filter((v) => process.env[v] !== undefined);
-const KEEP_ENV = process.env.HOLON_BENCH_ENV === 'keep';
-// (measure's baseline, `node -e 0` as the environment is, interleaved with one run through `env -u`.)
-const envCost = !KEEP_ENV && START_VARS.length ? measure(Array.from({ length: RUNS + 1 }, () => ['env', ...START_VARS.flatMap((v) => ['-u', v]), process.execPath, '-e', '0']), {}) : null;
-if (!KEEP_ENV) for (const v of START_VARS) delete process.env[v];
+// What the environment adds to every node start was taken out (lib.mjs, startVars): what it costs a
+// `node -e 0`, measured here (the variables given back to one of each interleaved pair) and printed.
+const START_VARS = Object.keys(startVars);
+const envCost = START_VARS.length ? measure(Array.from({ length: RUNS + 1 }, () => ['env', ...Object.entries(startVars).map(([k, v]) => `${k}=${v}`), process.execPath, '-e', '0']), {}) : null;
+const them = START_VARS.length > 1 ? 'them' : 'it';
 
 // ---- homes: peer-gen.py's rule, in holon's format
 const closed = (i) => i % 10 < 3;
@@ -319,8 +313,8 @@ for (const r of rows) {
   table.push([r.target, r.size, `${fmt(r.r)} (${r.r.ms.toFixed(0)} ms cpu)`, `<= ${r.goal}x`, met, peer]);
 }
 console.log(`\nissue 14 targets: ratios to \`node -e 0\` in the same run (median ${med(bases).toFixed(0)} ms cpu), median of ${RUNS} runs; node ${process.version}, ${os()}`);
-if (envCost) console.log(`  (run without ${START_VARS.join(' and ')}, which the environment sets: with ${START_VARS.length > 1 ? 'them' : 'it'} \`node -e 0\` took ${envCost.baseCpu.toFixed(0)} ms of cpu, without ${envCost.cpu.toFixed(0)}, interleaved; HOLON_BENCH_ENV=keep keeps ${START_VARS.length > 1 ? 'them' : 'it'})`);
-else if (START_VARS.length) console.log(`  (run with ${START_VARS.join(' and ')} as the environment sets them: HOLON_BENCH_ENV=keep)`);
+if (envCost) console.log(`  (run without ${START_VARS.join(' and ')}, which the environment sets: with ${them} \`node -e 0\` took ${envCost.cpu.toFixed(0)} ms of cpu, without ${envCost.baseCpu.toFixed(0)}, interleaved; HOLON_BENCH_ENV=keep keeps ${them})`);
+else if (process.env.HOLON_BENCH_ENV === 'keep') console.log('  (HOLON_BENCH_ENV=keep: run with the environment as it is)');
 const widths = table[0].map((_, i) => Math.max(...table.map((r) => String(r[i]).length)));
 for (const r of table) console.log('  ' + r.map((c, i) => String(c).padEnd(widths[i])).join('  ').trimEnd());
 if (!HAVE_TICKET) console.log(`  (ticket columns empty: no ticket/peer-gen.py in ${PEERS}; set HOLON_PEERS to the peers folder)`);

@@ -30,8 +30,8 @@ export function bytesNames(idx: StatIndex): { at(i: number): string; indexOf(nam
   const count = idx.count;
   const end = from + starts[count] - 1;
   return {
-    // (Past the end: what the names split give there.)
-    at: (i) => (i >= 0 && i < count ? buf.toString('latin1', from + starts[i], from + starts[i + 1] - 1) : idx.names.split('\n')[i]),
+    // (Past the end: undefined, what the names split give there, without decoding them all.)
+    at: (i) => (i >= 0 && i < count ? buf.toString('latin1', from + starts[i], from + starts[i + 1] - 1) : (undefined as unknown as string)),
     indexOf(name) {
       // No ASCII name has a character past 0x7f, nor a newline.
       if (!name || /[^\x00-\x09\x0b-\x7f]/.test(name)) return -1;
@@ -96,7 +96,7 @@ interface Unread {
 const unread = new WeakMap<object, Unread>();
 /** Snapshots whose file is held open; past OPEN_MAX (a home of many agents) a snapshot is read whole at once. */
 let open = 0;
-const OPEN_MAX = 64;
+export const OPEN_MAX = 64;
 /** A snapshot dropped with its numbers unread closes its file then (a long-running watcher reads many). */
 const closer = new FinalizationRegistry<number>((fd) => {
   open--;
@@ -159,9 +159,9 @@ function readAlone(idx: object, u: Unread, count: number, e: number, n: number):
  * them), reading only them where the snapshot's numbers were not read whole.
  */
 export function statsOf(idx: StatIndex, i: number): Float64Array {
+  if (!(i >= 0 && i < idx.count)) throw new Error(`no file ${i} in the snapshot`);
   const u = unread.get(idx);
   if (!u) return idx.stats.subarray(4 * i, 4 * i + 4);
-  if (!(i >= 0 && i < idx.count)) throw new Error(`no file ${i} in the snapshot`);
   readAlone(idx, u, idx.count, 4 * i, 4);
   return u.numbers.subarray(4 * i, 4 * i + 4);
 }
@@ -171,10 +171,10 @@ export function statsOf(idx: StatIndex, i: number): Float64Array {
  * not read whole: the caller reads and patches position i alone).
  */
 export function rowOf(idx: StatIndex, i: number): Pick<StatIndex, 'stats' | 'hashes' | 'titles' | 'prios'> {
-  const u = unread.get(idx);
-  if (!u) return idx;
   const n = idx.count;
   if (!(i >= 0 && i < n)) throw new Error(`no file ${i} in the snapshot`);
+  const u = unread.get(idx);
+  if (!u) return idx;
   readAlone(idx, u, n, 4 * i, 4);
   for (const a of [4, 5, 6]) readAlone(idx, u, n, a * n + i, 1);
   const x = u.numbers;
@@ -211,22 +211,18 @@ export function readStatIndex(path: string, stamp: string): StatIndex | null {
   let keep = false;
   try {
     const size = fstatSync(fd).size;
-    // The head is some 150 bytes (the stamp and the mark are short); a longer one is read again below.
-    let first = Buffer.allocUnsafe(Math.min(size, 512));
-    if (!readFully(fd, first, 0, first.length, 0)) return null;
-    const end = FIXED + (first.length >= FIXED ? first.readUInt32LE(12) + first.readUInt32LE(16) : 0) + DIGEST + SIG;
-    if (end > first.length && end <= size) {
-      first = Buffer.allocUnsafe(end);
-      if (!readFully(fd, first, 0, end, 0)) return null;
-    }
-    const l = layout(first, size, stamp);
+    // All of it in one buffer, as the file is, but the numbers (read below, or when first needed):
+    // memory not written is not touched, so it costs no page fault. First the fixed head, whose
+    // lengths say where the rest is.
+    const buf = Buffer.allocUnsafeSlow(size);
+    if (size < FIXED || !readFully(fd, buf, 0, FIXED, 0)) return null;
+    const headLen = FIXED + buf.readUInt32LE(12) + buf.readUInt32LE(16) + DIGEST + SIG;
+    if (headLen > size || !readFully(fd, buf, FIXED, headLen - FIXED, FIXED)) return null;
+    const l = layout(buf.subarray(0, headLen), size, stamp);
     if (!l) return null;
     const { count, stampEnd, markEnd, head, at, startsAt } = l;
-    // All of it in one buffer, as the file is, but the numbers (read below, or when first needed):
-    // memory not written is not touched, so it costs no page fault.
-    const buf = Buffer.allocUnsafeSlow(size);
     const numbersEnd = at + count * 8 * PER_FILE;
-    if (!readFully(fd, buf, 0, at, 0) || !readFully(fd, buf, numbersEnd, size - numbersEnd, numbersEnd)) return null;
+    if (!readFully(fd, buf, head, at - head, head) || !readFully(fd, buf, numbersEnd, size - numbersEnd, numbersEnd)) return null;
     const numbers = alignedView(Float64Array, buf, at, count * PER_FILE + SUMS);
     const starts = alignedView(Uint32Array, buf, startsAt, count + 1);
     // ASCII names (as many bytes as the starts count characters) are decoded on first use.
@@ -285,7 +281,8 @@ export function readStatIndex(path: string, stamp: string): StatIndex | null {
     };
     if (ascii) undecoded.set(idx, { buf, from: head });
     const bytes = new Uint8Array(buf.buffer, buf.byteOffset + at, count * 8 * PER_FILE);
-    if (open >= OPEN_MAX || count === 0) return readFully(fd, bytes, 0, bytes.length, at) ? { ...idx, ...arrays } : null;
+    // Past OPEN_MAX open files (or none to read), the numbers now, and the snapshot is one like any other.
+    if (open >= OPEN_MAX || count === 0) return readFully(fd, bytes, 0, bytes.length, at) ? idx : null;
     const u: Unread = { fd, path, at, bytes, numbers: numbers.subarray(0, count * PER_FILE), alone: new Set() };
     unread.set(idx, u);
     closer.register(idx, fd, u);

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { GRAPH_STAMP } from '../../src/store/graph-index.js';
 import { nanFiles } from '../../src/store/nan-files.js';
 import { bytesNames, nanFilesOf, prioOf, readStatIndex, rowOf, setNanBit, startsOf, statsOf, titleOf, writeStatIndex, type StatIndex } from '../../src/store/stat-index.js';
+import { OPEN_MAX } from '../../src/store/stat-index-read.js';
 import { namesOfSnapshot, snapshotNames } from '../../src/store/work-listing.js';
 import { tempDir } from '../helpers/cli.js';
 
@@ -161,5 +162,31 @@ describe('a snapshot\'s names', () => {
     // A copy whose names are not its bytes' (the same count): written from its own names.
     writeStatIndex(path, { ...again, names: 'x.md\ny.md\nz.md' }, GRAPH_STAMP, tempDir(), 'f'.repeat(40));
     expect(readStatIndex(path, GRAPH_STAMP)!.names).toBe('x.md\ny.md\nz.md');
+  });
+});
+
+// Last in this file: the snapshots it holds keep their files open until they are collected, so a
+// snapshot read after it in this process would have its numbers read at once, not on first need.
+describe('a snapshot read past the open files a process keeps', () => {
+  it('are read at once, the names still not decoded', () => {
+    const dir = tempDir();
+    const path = join(dir, 'graph-main.idx');
+    const x = snapshot(5, 300, [2]);
+    writeStatIndex(path, x, GRAPH_STAMP, dir, 'd'.repeat(40));
+    // Each of these keeps its file open for its numbers; with them all held, the next one cannot.
+    const held = Array.from({ length: OPEN_MAX }, () => readStatIndex(path, GRAPH_STAMP)!);
+    const fds = openFds();
+    const past = readStatIndex(path, GRAPH_STAMP)!;
+    if (process.platform === 'linux') expect(openFds()).toBe(fds);
+    expect(bytesNames(past)).not.toBeNull();
+    expect([...statsOf(past, 4)]).toEqual([...x.stats.subarray(16, 20)]);
+    expect(() => statsOf(past, 5)).toThrow(/no file 5/);
+    expect(nanFilesOf(past)).toEqual([2]);
+    expect(past.hashes).toEqual(x.hashes);
+    // Written back from its own bytes, under a new mark: still no decode.
+    writeStatIndex(path, past, GRAPH_STAMP, dir, 'e'.repeat(40), 'e3:1');
+    expect(bytesNames(past)).not.toBeNull();
+    expect(readStatIndex(path, GRAPH_STAMP)!.mark).toBe('e3:1');
+    expect(held.length).toBe(OPEN_MAX);
   });
 });

@@ -8,7 +8,7 @@ import { keeperPaths, liveKeeper, type KeeperAnswer, type KeeperQuestion } from 
 import { randomBytes } from './random.js';
 import { sleepSync } from './sleep-sync.js';
 import { nanFilesOf, type StatIndex } from './stat-index.js';
-import { listAgentWork, makeListing, movedRecords, namesOfSnapshot, putStat, sameNames, statEntry, type Listing } from './work-listing.js';
+import { listAgentWork, makeListing, movedRecords, namesOfSnapshot, putStat, sameNames, statEntry, withMoved, type Listing } from './work-listing.js';
 import { workDir } from './work-store.js';
 import { trace } from './trace.js';
 import { codePath } from './code-paths.js';
@@ -257,8 +257,7 @@ function rebuilt(home: Home, agent: string, snap: StatIndex, reported: string[],
     return l;
   }
   // Names came or went: a new list (the snapshot, of other names, then only serves as numbers).
-  const stats = new Float64Array(snap.stats);
-  for (const [i, v] of moved) stats.set(v, 4 * i);
+  const stats = withMoved(snap.stats, moved);
   const keptNames: string[] = [];
   const all = names.all();
   const kept = new Float64Array((all.length - gone.size + added.length) * 4);

@@ -226,10 +226,7 @@ export function makeListing(home: Home, agent: string, listed: Omit<Stated, 'nam
     // The snapshot's numbers as read (a patch of the graph moves them in place only at `looked`,
     // whose numbers are the listing's own): a copy when some moved, else the snapshot's own.
     const own = snapshot!.stats;
-    if (!moved?.size) return (stats = own);
-    stats = new Float64Array(own);
-    for (const [i, v] of moved) stats.set(v, 4 * i);
-    return stats;
+    return (stats = moved?.size ? withMoved(own, moved) : own);
   };
   const numbersAt: Rows = stats ? rowsOf(stats) : (i) => moved?.get(i) ?? (stats ? stats.subarray(4 * i, 4 * i + 4) : statsOf(snapshot!, i));
   let keys: Map<string, string> | undefined;
@@ -293,6 +290,13 @@ export interface SnapshotNames {
   at(i: number): string;
   /** The position of a name, or -1. */
   indexOf(name: string): number;
+}
+
+/** A copy of a snapshot's numbers with those of the files stat'ed again (`moved`, by position) put in. */
+export function withMoved(stats: Float64Array, moved: ReadonlyMap<number, Float64Array>): Float64Array {
+  const out = new Float64Array(stats);
+  for (const [i, v] of moved) out.set(v, 4 * i);
+  return out;
 }
 
 /** Whether a listing's names are a snapshot's (the same names in the same order), without decoding them where it was rebuilt from it. */

@@ -65,7 +65,7 @@ await build({ ...common, entryPoints: { 'index-keeper': join(ROOT, 'src/runtime/
  * - the heavy commands are reached through one `import()` of a virtual module that re-exports them all
  *   (one chunk, plus the code they share with the entry);
  * - the heavy packages stay behind their own `import()` (ink/react in run-dash, the MCP SDK in
- *   mcp/server, chokidar, proper-lockfile), so they load only in the commands that use them.
+ *   mcp/server, chokidar), so they load only in the commands that use them.
  */
 const HEAVY_COMMANDS = ['watch', 'keep-index', 'dash', 'mcp', 'sync', 'demo', 'setup', 'thread', 'ingress', 'tick', 'task', 'init', 'check', 'capabilities', 'runs', 'explain', 'decide', 'merge-file', 'completion'];
 const STAY_LAZY = /(^|\/)(ui\/run-dash|mcp\/server|runtime\/watch-sync)\.js$/;
@@ -141,7 +141,7 @@ const makeChunking = (only = null) => ({
 });
 const chunking = makeChunking();
 
-/** signal-exit's `require('assert')` gets scripts/shims/assert.cjs; every other importer keeps node's. */
+/** signal-exit's `require('assert')` (ink's exit handler, in dash) gets scripts/shims/assert.cjs; every other importer keeps node's. */
 const lightAssert = {
   name: 'light-assert',
   setup(b) {
@@ -158,9 +158,6 @@ const entryOptions = {
   define: { __HOLON_BUILD_ID__: JSON.stringify(id) },
   // ink imports react-devtools-core only when DEV=true; it is not installed.
   external: ['react-devtools-core'],
-  // proper-lockfile wraps fs in graceful-fs (an EMFILE queue and a patched copy of fs), which costs a
-  // fifth of a node start to load; a lock's handful of mkdir/stat/utimes/rmdir calls needs none of it.
-  alias: { 'graceful-fs': 'fs' },
   // CommonJS packages inside ESM chunks call require() for node built-ins.
   banner: { js: "import { createRequire as __holonRequire } from 'node:module'; const require = __holonRequire(import.meta.url), __holonNodeRequire = require;" },
 };

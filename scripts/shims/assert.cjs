@@ -1,5 +1,5 @@
-// What signal-exit 3 (proper-lockfile's exit handler) uses of node's assert: one argument check.
-// Loading node:assert costs about 12 ms of cpu, most of what taking a lock costs a short command.
+// What signal-exit 3 (ink's exit handler, in dash) uses of node's assert: one argument check.
+// Loading node:assert costs about 12 ms of cpu.
 function equal(actual, expected, message) {
   if (actual != expected) throw new Error(message || `${actual} == ${expected}`);
 }

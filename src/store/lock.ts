@@ -1,15 +1,123 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmdirSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { conflict } from '../core/errors.js';
 import { refusalCode, rethrowFs } from './fs-errors.js';
 import { codePath } from './code-paths.js';
 
-/** A lock left by a killed process is taken over after this long (proper-lockfile refreshes live ones). */
+/**
+ * The record locks. A lock is a folder, `local/locks/NAME.lock`, made with mkdir (atomic: one of two
+ * makers gets EEXIST). Its holder refreshes the folder's mtime every STALE_MS / 2 while it holds it; a
+ * folder older than STALE_MS was left by a killed process and is taken over.
+ *
+ * This is proper-lockfile's protocol, and holon used that library until 2026-12-08: a holon of either
+ * kind sees the other's locks. It is written out here because the library cost a write command 1.5-2 ms
+ * of its ~10 ms above a bare node start (issue 14): every call went through the thread pool (mkdir,
+ * utimes and stat to probe the mtime's precision, rmdir), and signal-exit put a handler on ~15 signals.
+ * Here the lock is taken and given back with synchronous calls (mkdir and stat; rmdir), and the mtime
+ * is compared as stat gives it, so no probe is needed.
+ */
 const STALE_MS = 4000;
+const REFRESH_MS = STALE_MS / 2;
 /** Other errors (a lock folder vanishing under us) are retried this many times, then reported. */
 const OTHER_ERROR_TRIES = 5;
 
+interface Held {
+  path: string;
+  /** The folder's mtime as this holder last set or saw it: another value means another process took it. */
+  mtimeMs: number;
+  compromised?: string;
+  timer?: ReturnType<typeof setInterval>;
+}
+
+/** The locks this process holds: given back on exit and on SIGINT, SIGTERM and SIGHUP. */
+const held = new Set<Held>();
+let exitHooked = false;
+
+const codeOf = (err: unknown) => (err as NodeJS.ErrnoException | null)?.code;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Removes the folder of every lock still held (the process is going). */
+function releaseAll(): void {
+  for (const h of held) release(h);
+}
+
+/**
+ * Like signal-exit, for the three signals that stop a command from a terminal or a supervisor: the
+ * locks are given back, then, when nothing else listens for the signal (`holon watch` does), the
+ * process dies of it as it would have. A lock left by SIGKILL is taken over once stale.
+ */
+function onSignal(signal: NodeJS.Signals): void {
+  releaseAll();
+  if (process.listenerCount(signal) === 1) {
+    process.removeListener(signal, onSignal);
+    process.kill(process.pid, signal);
+  }
+}
+
+function hookExit(): void {
+  if (exitHooked) return;
+  exitHooked = true;
+  process.on('exit', releaseAll);
+  for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, onSignal);
+}
+
+/**
+ * One try at the lock: the held lock, or null when a live process holds it. A folder older than
+ * STALE_MS is removed and made again (as proper-lockfile does: two processes taking over the same
+ * stale lock at once is a race this protocol has always had; the refresh then finds it compromised).
+ */
+function tryTake(path: string): Held | null {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      mkdirSync(path);
+      return { path, mtimeMs: statSync(path).mtimeMs };
+    } catch (err) {
+      if (codeOf(err) !== 'EEXIST' || attempt > 0) {
+        if (codeOf(err) === 'EEXIST') return null;
+        throw err;
+      }
+    }
+    let mtimeMs: number;
+    try {
+      mtimeMs = statSync(path).mtimeMs;
+    } catch (err) {
+      if (codeOf(err) === 'ENOENT') continue; // given back meanwhile: one more mkdir
+      throw err;
+    }
+    // Real time, not the command's clock (HOLON_NOW): staleness is about live processes.
+    if (mtimeMs >= Date.now() - STALE_MS) return null;
+    try {
+      rmdirSync(path);
+    } catch (err) {
+      if (codeOf(err) !== 'ENOENT') throw err;
+    }
+  }
+  return null;
+}
+
+/** Every REFRESH_MS while held: the mtime moved on, unless another process took the lock meanwhile. */
+function refresh(h: Held): void {
+  try {
+    if (statSync(h.path).mtimeMs !== h.mtimeMs) throw new Error('its folder was changed by another process');
+    const now = new Date();
+    utimesSync(h.path, now, now);
+    h.mtimeMs = statSync(h.path).mtimeMs;
+  } catch (err) {
+    h.compromised = codeOf(err) === 'ENOENT' ? 'its folder was removed' : (err as Error).message;
+    clearInterval(h.timer);
+  }
+}
+
+function release(h: Held): void {
+  if (!held.delete(h)) return;
+  clearInterval(h.timer);
+  if (h.compromised) return; // the folder is another process's now
+  try {
+    rmdirSync(h.path);
+  } catch {
+    // Gone already (taken over as stale): nothing of ours to remove.
+  }
+}
 
 /**
  * Runs `fn` holding the lock named `name` (a folder under local/locks, never beside the tracked file,
@@ -26,39 +134,33 @@ export async function withLock<T>(localDir: string, name: string, fn: () => T | 
     rethrowFs(err, dir, 'create the lock folder');
   }
   const lockPath = join(dir, `${name.replace(/[^\w.-]/g, '_')}.lock`);
-  let compromised: Error | undefined;
-  // Loaded on first use: read-only commands never pay for proper-lockfile and graceful-fs.
-  const lockfile = (await import('proper-lockfile')).default;
   const retries = opts.retries ?? 400;
-  let release: (() => Promise<void>) | undefined;
+  let lock: Held | null = null;
   let others = 0;
-  for (let attempt = 0; !release; attempt++) {
+  for (let attempt = 0; !lock; attempt++) {
     try {
-      release = await lockfile.lock(lockPath, {
-        realpath: false,
-        lockfilePath: lockPath,
-        stale: STALE_MS,
-        retries: 0,
-        onCompromised: (err) => {
-          compromised = err;
-        },
-      });
+      lock = tryTake(lockPath);
     } catch (err) {
       if (refusalCode(err)) rethrowFs(err, lockPath, 'take the lock');
-      const held = (err as NodeJS.ErrnoException).code === 'ELOCKED';
-      if (!held && ++others >= OTHER_ERROR_TRIES) throw err;
-      if (attempt >= retries) {
-        throw conflict(`could not lock ${name}: ${(err as Error).message}`, 'another holon process holds it; retry in a moment');
-      }
-      // The backoff proper-lockfile used to do for us: 5 ms growing by 1.3x, randomised, at most 150 ms.
-      await sleep(Math.min(150, Math.round((1 + Math.random()) * 5 * 1.3 ** attempt)));
+      if (++others >= OTHER_ERROR_TRIES) throw err;
     }
+    if (lock) break;
+    if (attempt >= retries) {
+      throw conflict(`could not lock ${name}: another process holds ${lockPath}`, 'another holon process holds it; retry in a moment');
+    }
+    // 5 ms growing by 1.3x, randomised, at most 150 ms: some 400 tries make about a minute.
+    await sleep(Math.min(150, Math.round((1 + Math.random()) * 5 * 1.3 ** attempt)));
   }
+  hookExit();
+  held.add(lock);
+  const taken = lock;
+  taken.timer = setInterval(() => refresh(taken), REFRESH_MS);
+  taken.timer.unref();
   try {
     const result = await fn();
-    if (compromised) throw conflict(`lock on ${name} was taken over while writing`, 'retry the command');
+    if (taken.compromised) throw conflict(`lock on ${name} was taken over while writing (${taken.compromised})`, 'retry the command');
     return result;
   } finally {
-    await release().catch(() => undefined);
+    release(taken);
   }
 }

@@ -6,6 +6,7 @@ import { cyclesThrough, type GraphNode } from './graph-check.js';
 import { normalizeDecisionScope } from './graph-fields.js';
 import { PRIORITIES, type WorkItem } from './types.js';
 import { cycleNode, type ReadLog, type VerdictRecord } from './frontier-reads.js';
+import { iso } from './time.js';
 
 export type { CapabilityState, CheckResult, FrontierInput, TimeBounds, Workspace } from './frontier-checks.js';
 
@@ -174,7 +175,7 @@ export function entryOf(p: Prepared, v: Verdict): FrontierEntry {
 }
 
 /** The frontier's `now`: the clock in whole seconds. */
-export const frontierNow = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+export const frontierNow = iso;
 
 /** The code of a closed item (done, or superseded), counted without a verdict. */
 export const closedCode = (item: WorkItem) => (item.status === 'done' ? 'status_done' : 'superseded');

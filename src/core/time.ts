@@ -1,8 +1,17 @@
 import { invalid } from './errors.js';
 
-/** UTC ISO-8601 without milliseconds: 2026-11-30T05:00:00Z. */
+const two = (n: number) => (n < 10 ? `0${n}` : `${n}`);
+
+/**
+ * UTC ISO-8601 without milliseconds: 2026-11-30T05:00:00Z. Put together from the UTC fields: the
+ * first toISOString of a process costs some 0.15 ms, and every write and frontier formats a time.
+ * Years outside 0-9999 (and an invalid date, which throws) keep toISOString's own form.
+ */
 export function iso(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  const d = new Date(Math.floor(ms / 1000) * 1000);
+  const y = d.getUTCFullYear();
+  if (!(y >= 0 && y <= 9999)) return d.toISOString().replace('.000Z', 'Z');
+  return `${String(y).padStart(4, '0')}-${two(d.getUTCMonth() + 1)}-${two(d.getUTCDate())}T${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())}Z`;
 }
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };

@@ -154,13 +154,20 @@ export async function withLock<T>(localDir: string, name: string, fn: () => T | 
   hookExit();
   held.add(lock);
   const taken = lock;
-  taken.timer = setInterval(() => refresh(taken), REFRESH_MS);
-  taken.timer.unref();
   try {
-    const result = await fn();
+    let result = fn();
+    // Only a function that waits can hold the lock past a refresh; a short command's writes are
+    // synchronous, and never pay for the timer (its first one costs a process some 0.3 ms).
+    if (isThenable(result)) {
+      taken.timer = setInterval(() => refresh(taken), REFRESH_MS);
+      taken.timer.unref();
+      result = await result;
+    }
     if (taken.compromised) throw conflict(`lock on ${name} was taken over while writing (${taken.compromised})`, 'retry the command');
     return result;
   } finally {
     release(taken);
   }
 }
+
+const isThenable = <T>(v: T | Promise<T>): v is Promise<T> => typeof (v as Promise<T> | null)?.then === 'function';

@@ -115,14 +115,18 @@ export async function mutateWork(
   fn: (doc: WorkDoc) => WorkDoc | Promise<WorkDoc>,
   opts: { lockRetries?: number } = {},
 ): Promise<MutateResult> {
-  return withLock(home.local, `${ref.agent}.${ref.id}`, async () => {
+  return withLock(home.local, `${ref.agent}.${ref.id}`, () => {
     const before = readWorkFile(ref.file, ref.id);
     const beforeText = serializeWork(before);
-    const after = await fn(before);
-    if (serializeWork(after) === beforeText) return { doc: before, changed: false };
-    const next: WorkDoc = { ...after, item: { ...after.item, revision: before.item.revision + 1, updated_at: iso(nowMs) } };
-    writeFileAtomic(ref.file, serializeWork(next), join(home.local, 'tmp'));
-    return { doc: next, changed: true };
+    const finish = (after: WorkDoc): MutateResult => {
+      if (serializeWork(after) === beforeText) return { doc: before, changed: false };
+      const next: WorkDoc = { ...after, item: { ...after.item, revision: before.item.revision + 1, updated_at: iso(nowMs) } };
+      writeFileAtomic(ref.file, serializeWork(next), join(home.local, 'tmp'));
+      return { doc: next, changed: true };
+    };
+    // Synchronous when `fn` is (withLock then needs no refresh timer).
+    const after = fn(before);
+    return after instanceof Promise ? after.then(finish) : finish(after);
   }, { retries: opts.lockRetries });
 }
 

@@ -253,7 +253,11 @@ for (const [file, out] of [result, ...wordResults, bootResult].flatMap((r) => Ob
   }
   chunks[relative(OUT, join(ROOT, file))] = [...parts].sort();
 }
-if (process.env.HOLON_METAFILE) writeFileSync(process.env.HOLON_METAFILE, JSON.stringify(result.metafile));
+// Every build's outputs (the split CLI, each command's bundle, boot.cjs) in one metafile.
+if (process.env.HOLON_METAFILE) {
+  const all = [result, ...wordResults, bootResult].map((r) => r.metafile);
+  writeFileSync(process.env.HOLON_METAFILE, JSON.stringify({ inputs: Object.assign({}, ...all.map((m) => m.inputs)), outputs: Object.assign({}, ...all.map((m) => m.outputs)) }));
+}
 writeFileSync(join(OUT, 'chunks.json'), `${JSON.stringify(chunks, null, 1)}\n`);
 // Keep this build's and the previous build's files; anything older no running holon can still need.
 const keep = new Set([...Object.keys(chunks), ...previous, 'chunks.json', 'words.json', 'yaml.cjs', 'index-keeper.js', 'index-keeper.js.map']);

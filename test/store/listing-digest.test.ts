@@ -19,6 +19,15 @@ describe('sha1Hex', () => {
     }
   });
 
+  it('pads every length right: each byte count around the 64-byte blocks, and texts of multibyte characters up to the longest hashed in JS', () => {
+    for (let n = 0; n <= 200; n++) {
+      const t = 'ab\u00e9'.repeat(n).slice(0, n);
+      expect(sha1HexJs(t)).toBe(createHash('sha1').update(Buffer.from(t, 'utf8')).digest('hex'));
+    }
+    const long = '\u{1f642}\u6f22'.repeat(1365);
+    expect(sha1HexJs(long)).toBe(createHash('sha1').update(Buffer.from(long, 'utf8')).digest('hex'));
+  });
+
   it('stays the same past the texts it hashes in JS', () => {
     for (let i = 0; i < 600; i++) expect(sha1Hex(`text ${i}`)).toBe(createHash('sha1').update(`text ${i}`).digest('hex'));
   });

@@ -211,11 +211,12 @@ for (const [word, handlers] of wordHandlers()) {
 const cjsOptions = {
   format: 'cjs',
   outExtension: { '.js': '.cjs' },
-  define: { ...entryOptions.define, 'import.meta.url': '__holonImportMetaUrl' },
+  // A getter: the first file URL a process makes costs some 0.2 ms, and most commands want none.
+  define: { ...entryOptions.define, 'import.meta.url': '__holonImportMeta.url' },
   // __holonWholeCli: the split build's entry beside the bundle. Loaded with a code cache
   // (src/store/code-cache.ts), a bundle runs as a vm.Script, which cannot import() on Node 20: its
   // loader gives the module an import of its own.
-  banner: { js: "const __holonNodeRequire = require, __holonImportMetaUrl = require('node:url').pathToFileURL(__filename).href, __holonWholeCli = () => (module.holonImport ?? ((s) => import(s)))('./main.js');" },
+  banner: { js: "const __holonNodeRequire = require, __holonImportMeta = { get url() { return require('node:url').pathToFileURL(__filename).href; } }, __holonWholeCli = () => (module.holonImport ?? ((s) => import(s)))('./main.js');" },
 };
 const wordResults = await Promise.all([...bySet].map(([key]) => build({
   ...entryOptions,

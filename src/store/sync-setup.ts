@@ -11,18 +11,19 @@ import { gitRun, repoTop } from './sync-git.js';
  * setup git` (which `holon sync` runs too) rewrites it when the installation moves.
  */
 
-const TEMPLATE = fileURLToPath(new URL('../../templates/gitattributes', import.meta.url));
-const BIN = fileURLToPath(new URL('../../bin/holon.js', import.meta.url));
+// Functions, not constants: a `pick` loads this module and needs neither path (the first URL a process makes costs 0.2 ms).
+const template = () => fileURLToPath(new URL('../../templates/gitattributes', import.meta.url));
+const bin = () => fileURLToPath(new URL('../../bin/holon.js', import.meta.url));
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** The merge driver line for git config (`merge.holon.driver`). */
 export function driverCommand(): string {
-  return `${quote(process.execPath)} ${quote(BIN)} merge-file %O %A %B %P`;
+  return `${quote(process.execPath)} ${quote(bin())} merge-file %O %A %B %P`;
 }
 
 export function attributesText(): string {
-  return readFileSync(TEMPLATE, 'utf8');
+  return readFileSync(template(), 'utf8');
 }
 
 export interface GitSetup {

@@ -52,7 +52,8 @@ export function buildProgram(argv?: string[]): Command {
     .configureOutput({ writeOut, writeErr });
   const word = argv ? commandWord(argv) : null;
   const only = word && word !== 'completion' && Object.prototype.hasOwnProperty.call(COMMAND_GROUPS, word) ? COMMAND_GROUPS[word] : null;
-  for (const [group, define] of Object.entries(DEFINES)) if (!only || only.includes(group as Group)) define(program);
+  const target = only ? onlyCommand(program, word!) : program;
+  for (const [group, define] of Object.entries(DEFINES)) if (!only || only.includes(group as Group)) define(target);
   program
     .command('completion')
     .argument('<shell>', 'bash, zsh or fish')
@@ -61,6 +62,22 @@ export function buildProgram(argv?: string[]): Command {
   groupCommands(program);
   configureErrors(program);
   return program;
+}
+
+/**
+ * The program as a definition group sees it when only `word` runs: its other top-level commands are
+ * a stand-in that takes any chain of calls (`.option(...)`, `.action(...)`, subcommands) and defines
+ * nothing. A group defines up to 15 commands, and their options cost `pick` or `wait` some 0.5-1 ms.
+ */
+function onlyCommand(program: Command, word: string): Command {
+  const skip: unknown = new Proxy(() => skip, { get: () => skip, apply: () => skip });
+  return new Proxy(program, {
+    get(target, key, receiver) {
+      if (key !== 'command') return Reflect.get(target, key, receiver);
+      return (nameAndArgs: string, ...rest: unknown[]) =>
+        nameAndArgs.trim().split(/\s+/, 1)[0] === word ? (target.command as (...a: unknown[]) => Command)(nameAndArgs, ...rest) : skip;
+    },
+  });
 }
 
 /** `holon --help` lists the commands by topic. */

@@ -8,7 +8,7 @@ function shape(c: Command): unknown {
   return { name: c.name(), usage: c.usage(), description: c.description(), options: c.options.map((o) => o.flags), commands: c.commands.map(shape) };
 }
 
-describe('buildProgram(argv) defines only the groups of argv\'s command', () => {
+describe('buildProgram(argv) defines only argv\'s command', () => {
   const full = buildProgram();
   const fullOf = (name: string) => full.commands.find((c) => c.name() === name);
 
@@ -18,6 +18,8 @@ describe('buildProgram(argv) defines only the groups of argv\'s command', () => 
       expect(fullOf(name), `${name} is a command`).toBeDefined();
       expect(shape(mine!), name).toEqual(shape(fullOf(name)!));
     }
+    // And nothing else but `completion` (the program's own).
+    for (const name of ['pick', 'agent', 'wait', 'frontier']) expect(buildProgram([name]).commands.map((c) => c.name()), name).toEqual([name, 'completion']);
     // The global options come before the word; an unknown word, help or a bare option build the whole tree.
     expect(buildProgram(['--home', 'x', '--agent=a', 'show']).commands.length).toBeLessThan(full.commands.length);
     for (const argv of [['help', 'show'], ['--help'], ['shw'], [], ['--home', 'show']]) expect(buildProgram(argv).commands.length, argv.join(' ')).toBe(full.commands.length);

@@ -77,6 +77,12 @@ const ident = (name) => name.replace(/-/g, '_');
  * functions require the real module on first call. src/ imports only functions from them (checked here).
  */
 const LAZY_BUILTINS = ['child_process', 'crypto', 'os', 'http', 'tty', 'v8'];
+/**
+ * Lazy the same way, but for src/ only: node:module (yaml-lib's createRequire, on first use of the
+ * yaml library), whose first load brings node's ESM loader and source maps, some 0.2 ms of a start.
+ * A package keeps the real one (ink's stack-utils reads a property of it, which the stand-in lacks).
+ */
+const SRC_LAZY_BUILTINS = ['module'];
 function lazyBuiltin(name) {
   const real = createRequire(import.meta.url)(name);
   const fns = Object.keys(real).filter((k) => /^[a-z]/.test(k) && typeof real[k] === 'function');
@@ -98,6 +104,7 @@ const makeChunking = (only = null) => ({
   name: 'holon-chunking',
   setup(b) {
     b.onResolve({ filter: new RegExp(`^(node:)?(${LAZY_BUILTINS.join('|')})$`) }, (args) => ({ path: args.path.replace(/^node:/, ''), namespace: 'lazy-builtin' }));
+    b.onResolve({ filter: new RegExp(`^(node:)?(${SRC_LAZY_BUILTINS.join('|')})$`) }, (args) => (args.importer.startsWith(join(ROOT, 'src/')) ? { path: args.path.replace(/^node:/, ''), namespace: 'lazy-builtin' } : undefined));
     b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => ({ contents: lazyBuiltin(args.path), loader: 'js' }));
     b.onResolve({ filter: /^holon:heavy-commands$/ }, () => ({ path: HUB, namespace: 'holon' }));
     b.onLoad({ filter: /.*/, namespace: 'holon' }, () => ({
@@ -108,7 +115,7 @@ const makeChunking = (only = null) => ({
     b.onLoad({ filter: /[\\/]src[\\/].*\.tsx?$/ }, (args) => {
       const text = readFileSync(args.path, 'utf8');
       // The stand-ins export only functions: a class or constant imported from one would be undefined.
-      for (const m of text.matchAll(new RegExp(`^import ([^;]*) from 'node:(${LAZY_BUILTINS.join('|')})';`, 'gm'))) {
+      for (const m of text.matchAll(new RegExp(`^import ([^;]*) from 'node:(${[...LAZY_BUILTINS, ...SRC_LAZY_BUILTINS].join('|')})';`, 'gm'))) {
         const names = /^\{([^}]*)\}$/.exec(m[1].trim())?.[1].split(',').map((n) => n.trim()).filter((n) => n && !n.startsWith('type ')) ?? [];
         const bad = names.filter((n) => !/^[a-z]\w*$/.test(n.split(/\s+as\s+/)[0]));
         if (!/^\{/.test(m[1].trim()) || bad.length) throw new Error(`${relative(ROOT, args.path)}: import { functions } from 'node:${m[2]}' only (lazy in the bundle, see LAZY_BUILTINS): ${m[0]}`);
@@ -216,7 +223,8 @@ const cjsOptions = {
   // __holonWholeCli: the split build's entry beside the bundle. Loaded with a code cache
   // (src/store/code-cache.ts), a bundle runs as a vm.Script, which cannot import() on Node 20: its
   // loader gives the module an import of its own.
-  banner: { js: "const __holonNodeRequire = require, __holonImportMeta = { get url() { return require('node:url').pathToFileURL(__filename).href; } }, __holonWholeCli = () => (module.holonImport ?? ((s) => import(s)))('./main.js');" },
+  // __holonModuleClass: node's Module class, for boot.cjs (bootBuiltins below).
+  banner: { js: "const __holonNodeRequire = require, __holonModuleClass = module.constructor, __holonImportMeta = { get url() { return require('node:url').pathToFileURL(__filename).href; } }, __holonWholeCli = () => (module.holonImport ?? ((s) => import(s)))('./main.js');" },
 };
 const wordResults = await Promise.all([...bySet].map(([key]) => build({
   ...entryOptions,
@@ -229,9 +237,24 @@ const wordResults = await Promise.all([...bySet].map(([key]) => build({
 })));
 // What bin/holon.js reads before any bundle (the command word, whether it keeps V8's optimizer, the
 // version, the loader with a code cache), as one small CommonJS file.
+/**
+ * boot.cjs runs on every start, so it loads no module it can do without: node:module is the class
+ * its own module was made by (the banner's __holonModuleClass; loading node:module costs some 0.2 ms),
+ * and node:os is lazy (cache-dir.ts wants it only where $HOME is not set).
+ */
+const bootBuiltins = {
+  name: 'boot-builtins',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?module$/ }, () => ({ path: 'module', namespace: 'boot-module' }));
+    b.onLoad({ filter: /.*/, namespace: 'boot-module' }, () => ({ contents: 'module.exports = __holonModuleClass;', loader: 'js' }));
+    b.onResolve({ filter: /^(node:)?os$/ }, () => ({ path: 'os', namespace: 'lazy-builtin' }));
+    b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => ({ contents: lazyBuiltin(args.path), loader: 'js' }));
+  },
+};
 const bootResult = await build({
   ...common,
   ...cjsOptions,
+  plugins: [bootBuiltins],
   metafile: true,
   stdin: { contents: "export { commandWord, keepsOptimizer } from './src/cli/command-word.ts'; export { VERSION } from './src/version.ts'; export { loadBundle } from './src/store/code-cache.ts';", resolveDir: ROOT, loader: 'ts' },
   outfile: join(OUT, 'boot.cjs'),

@@ -4,16 +4,19 @@ const [MAJOR, MINOR] = process.versions.node.split('.').map(Number);
 const ONE_SHOT = MAJOR > 20 || (MAJOR === 20 && MINOR >= 12);
 
 /**
- * How many texts (each shorter than JS_MAX_LEN) a process hashes in JS before node:crypto: loading
- * node:crypto (it brings node's streams) costs a patched frontier some 5 ms, and the change of a few
- * files needs a few dozen hashes (content, title and priority of each file parsed: the changed ones,
- * the items they are read by), well under 1 ms in JS. Past that, JS costs some 35 us a text
- * against 3 us natively: a cold start (three texts per file) wants the native one. Both give the same
- * digest (SHA-1 of the UTF-8 bytes, a lone surrogate as U+FFFD either way: test/store/listing-digest.test.ts).
+ * How much a process hashes in JS before node:crypto, in 64-byte blocks of texts shorter than
+ * JS_MAX_LEN: loading node:crypto (it brings node's streams) and its first hash cost a command some
+ * 2.7 ms, and JS costs some 11 us a block unoptimized (45 us for a file's content, 12 for its title or
+ * priority) against 3 us a text natively. So JS up to about that cost: a file parsed again costs some 6
+ * blocks (content, title, priority), and a call within 2 s of a change reads every file changed in
+ * those 2 s again (they are racy: graph-index.ts quickDigest), a dozen after a busy minute; a cold start
+ * (thousands of files) wants the native one. Until 2026-12-08 this was 24 texts (8 files), past which
+ * such a call loaded node:crypto. Both give the same digest (SHA-1 of the UTF-8 bytes, a lone surrogate
+ * as U+FFFD either way: test/store/listing-digest.test.ts).
  */
-const JS_CALLS = 24;
+const JS_BLOCKS = 240;
 const JS_MAX_LEN = 4096;
-let jsLeft = JS_CALLS;
+let jsBlocks = JS_BLOCKS;
 
 /** The message schedule, reused: a text's SHA-1 allocates only its padded words. */
 const W = new Int32Array(80);
@@ -77,8 +80,8 @@ export const sha1HexNative = (text: string): string => (ONE_SHOT ? oneShotHash('
  * named imports.
  */
 export function sha1Hex(text: string): string {
-  if (jsLeft > 0 && text.length < JS_MAX_LEN) {
-    jsLeft--;
+  if (jsBlocks > 0 && text.length < JS_MAX_LEN) {
+    jsBlocks -= (text.length >> 6) + 1;
     return sha1HexJs(text);
   }
   return sha1HexNative(text);

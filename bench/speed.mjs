@@ -156,6 +156,17 @@ const sh = (argv) => argv.map((a) => `'${String(a).replace(/'/g, `'\\''`)}'`).jo
 const ratio = (r) => ({ cpu: r.cpu / r.baseCpu, wall: r.wall / r.baseWall, ms: r.cpu, base: r.baseCpu });
 const fmt = (x) => (x == null ? '-' : x.failed ? `failed (${x.failed})` : `${x.cpu.toFixed(2)}x / ${x.wall.toFixed(2)}x`);
 
+/**
+ * holon reads again, on every call, each work file changed in the last 2 s (RACY_MS, src/store/cache-file.ts:
+ * until then its stat numbers cannot vouch for its content), some 0.2 ms a file. A row that says
+ * "unchanged" or "nothing changed" is measured past that window: its prepare is run once, then the
+ * files the rows before it and that prepare wrote are left to settle. (Rows of a change measure the
+ * change just made, racy as it is.)
+ */
+function settled(cwd, prepare, env = ENV) {
+  spawnSync('bash', ['-c', `${prepare} >/dev/null 2>&1; sleep 2.1`], { cwd, env: { ...process.env, ...env } });
+}
+
 const rows = [];
 const bases = [];
 function row(target, size, goal, r, peer = null, peerName = '') {
@@ -199,12 +210,14 @@ for (const n of SIZES) {
   // nothing changed; ops/pick.ts). Before each run the top is claimed already and the answer warm.
   const holonSh = (...a) => sh([process.execPath, BIN, ...a]);
   const claimedWarm = `${holonSh('pick')} >/dev/null; ${holonSh('frontier', '--json')} >/dev/null`;
+  settled(cwd, claimedWarm);
   row('holon pick (no id), nothing changed', size, 1.5, m(() => ['pick'], { prepare: claimedWarm }));
   if (n >= 10000) {
     const goal = n >= 50000 ? 2 : 1.5;
     const frontier = () => ['frontier', '--json'];
     const warm = `${sh([process.execPath, BIN, 'frontier', '--json'])}`;
     const readyTicket = ticket(() => ['ready'], Math.min(RUNS, 3));
+    settled(cwd, warm);
     row('frontier --json, warm, unchanged', size, goal, m(frontier, { prepare: warm }), readyTicket, 'ticket ready');
     row('frontier --json, warm, after a progress', size, goal, m(frontier, { prepare: `${warm} >/dev/null; ${sh([process.execPath, BIN, 'progress', ids[2 * (RUNS + 1)], 'bench'])}` }));
     row('frontier --json, warm, after an edit --title', size, goal, m(frontier, { prepare: `${warm} >/dev/null; ${sh([process.execPath, BIN, 'edit', ids[2 * (RUNS + 1) + 1], '--title'])} "Task edited $RANDOM"` }));
@@ -230,7 +243,9 @@ for (const n of SIZES) {
     row('frontier --json, no keeper running: the call that starts one', size, goal, m(frontier, { env: autoEnv, prepare: `${stopAuto}; ${warm}` }));
     // Then the next ones, with the keeper it started (which also computes the answers again after a change).
     spawnSync('bash', ['-c', `${holonSh('frontier', '--json')} >/dev/null; for i in $(seq 100); do ${holonSh('index', '--status', '--json')} | grep -q '"pid"' && break; sleep 0.1; done`], { cwd, env: { ...process.env, ...autoEnv } });
+    settled(cwd, warm, autoEnv);
     row('frontier --json, warm, unchanged, with the keeper a command started', size, goal, m(frontier, { env: autoEnv, prepare: warm }));
+    settled(cwd, claimedWarm, autoEnv);
     row('holon pick (no id), nothing changed, with the keeper a command started', size, 1.5, m(() => ['pick'], { env: autoEnv, prepare: claimedWarm }));
     spawnSync('bash', ['-c', `${holonSh('index', '--stop')}; rm -f .holon/local/index/auto-start`], { cwd, env: { ...process.env, ...ENV } });
     // The same with an index keeper running (`holon index`; `holon watch` runs one too): the frontier
@@ -239,6 +254,7 @@ for (const n of SIZES) {
     const keeper = startKeeper(cwd);
     if (keeper) {
       try {
+        settled(cwd, warm);
         row('frontier --json, warm, unchanged, with a keeper', size, goal, m(frontier, { prepare: warm }));
         row('frontier --json, warm, after a progress, with a keeper', size, goal, m(frontier, { prepare: `${warm} >/dev/null; ${sh([process.execPath, BIN, 'progress', ids[2 * (RUNS + 1) + 2], 'bench'])}` }));
         row('frontier --json, warm, after an edit --title, with a keeper', size, goal, m(frontier, { prepare: `${warm} >/dev/null; ${sh([process.execPath, BIN, 'edit', ids[2 * (RUNS + 1) + 3], '--title'])} "Task edited $RANDOM"` }));
@@ -249,6 +265,7 @@ for (const n of SIZES) {
         // the answer (store/frontier-cut.ts), where it once cost a whole evaluation.
         const flop = join(cwd, '.holon/local/bench-priority-hidden');
         row('frontier --json, warm, after an edit --priority not shown, with a keeper', size, goal, m(frontier, { prepare: `${warm} >/dev/null; p=$(( $(cat ${flop} 2>/dev/null || echo 3) == 3 ? 4 : 3 )); echo $p > ${flop}; ${sh([process.execPath, BIN, 'edit', hiddenBlocked(n), '--priority'])} P$p` }));
+        settled(cwd, claimedWarm);
         row('holon pick (no id), nothing changed, with a keeper', size, 1.5, m(() => ['pick'], { prepare: claimedWarm }));
         // The loop of the day (before each run: the top item picked and completed), then the next one
         // picked. A status change is patched in: the changed items and their readers evaluated again.

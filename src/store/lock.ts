@@ -9,7 +9,7 @@ import { codePath } from './code-paths.js';
  * makers gets EEXIST). Its holder refreshes the folder's mtime every STALE_MS / 2 while it holds it; a
  * folder older than STALE_MS was left by a killed process and is taken over.
  *
- * This is proper-lockfile's protocol, and holon used that library until 2026-12-08: a holon of either
+ * This is proper-lockfile's protocol, and holon used that library until 2026-12-07: a holon of either
  * kind sees the other's locks. It is written out here because the library cost a write command 1.5-2 ms
  * of its ~10 ms above a bare node start (issue 14): every call went through the thread pool (mkdir,
  * utimes and stat to probe the mtime's precision, rmdir), and signal-exit put a handler on ~15 signals.

@@ -10,7 +10,7 @@ const ONE_SHOT = MAJOR > 20 || (MAJOR === 20 && MINOR >= 12);
  * priority) against 3 us a text natively. So JS up to about that cost: a file parsed again costs some 6
  * blocks (content, title, priority), and a call within 2 s of a change reads every file changed in
  * those 2 s again (they are racy: graph-index.ts quickDigest), a dozen after a busy minute; a cold start
- * (thousands of files) wants the native one. Until 2026-12-08 this was 24 texts (8 files), past which
+ * (thousands of files) wants the native one. Until 2026-12-07 this was 24 texts (8 files), past which
  * such a call loaded node:crypto. Both give the same digest (SHA-1 of the UTF-8 bytes, a lone surrogate
  * as U+FFFD either way: test/store/listing-digest.test.ts).
  */
@@ -24,7 +24,7 @@ const W = new Int32Array(80);
 /**
  * The SHA-1 in JS, whatever the count (and for the test that both agree): FIPS 180-4 over the
  * text's UTF-8 bytes (Buffer.from: a lone surrogate is U+FFFD, as natively). Written out rather than
- * taken from @noble/hashes, as holon did until 2026-12-08: its first call cost a command 0.5 ms, and a
+ * taken from @noble/hashes, as holon did until 2026-12-07: its first call cost a command 0.5 ms, and a
  * few calls later V8's optimizer another 0.4-0.8 ms, where this costs 0.25 ms and then 35 us a text.
  * Texts here are short (under JS_MAX_LEN characters), so their bit length fits one 32-bit word.
  */

@@ -164,7 +164,8 @@ const fmt = (x) => (x == null ? '-' : x.failed ? `failed (${x.failed})` : `${x.c
  * change just made, racy as it is.)
  */
 function settled(cwd, prepare, env = ENV) {
-  spawnSync('bash', ['-c', `${prepare} >/dev/null 2>&1; sleep 2.1`], { cwd, env: { ...process.env, ...env } });
+  const r = spawnSync('bash', ['-c', `${prepare} >/dev/null && sleep 2.1`], { cwd, env: { ...process.env, ...env }, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`before a row, ${prepare} failed (exit ${r.status}): ${r.stderr}`);
 }
 
 const rows = [];

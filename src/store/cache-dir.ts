@@ -11,8 +11,10 @@ export function machineCacheDir(env: NodeJS.ProcessEnv = process.env): string | 
   if (env.HOLON_CACHE_DIR) return env.HOLON_CACHE_DIR;
   if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, 'holon');
   try {
-    // $HOME first, as homedir() itself does on POSIX: node:os is not loaded for it (boot.cjs, every start).
-    return join(process.env.HOME || homedir(), '.cache', 'holon');
+    // $HOME first, as homedir() itself does on POSIX: node:os is not loaded for it (boot.cjs, every
+    // start). Not on Windows, where homedir() takes USERPROFILE (a HOME there is Git Bash's).
+    const home = process.platform !== 'win32' && process.env.HOME;
+    return join(home || homedir(), '.cache', 'holon');
   } catch {
     return null;
   }

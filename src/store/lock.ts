@@ -25,6 +25,8 @@ interface Held {
   path: string;
   /** The folder's mtime as this holder last set or saw it: another value means another process took it. */
   mtimeMs: number;
+  /** When that mtime was set or seen (Date.now()): a refresh that keeps failing gives up past STALE_MS. */
+  sinceMs: number;
   compromised?: string;
   timer?: ReturnType<typeof setInterval>;
 }
@@ -42,75 +44,119 @@ function releaseAll(): void {
 }
 
 /**
- * Like signal-exit, for the three signals that stop a command from a terminal or a supervisor: the
- * locks are given back, then, when nothing else listens for the signal (`holon watch` does), the
- * process dies of it as it would have. A lock left by SIGKILL is taken over once stale.
+ * Like signal-exit, for the three signals that stop a command from a terminal or a supervisor: when
+ * nothing else listens for the signal, the locks are given back and the process dies of it as it would
+ * have. When something does (`holon watch` stops gracefully, finishing what holds a lock), the locks
+ * stay held, and are given back as their work ends or at exit. A lock left by SIGKILL is taken over
+ * once stale. Put first (prependListener), so that a `once` listener added before it still counts.
  */
 function onSignal(signal: NodeJS.Signals): void {
+  if (process.listenerCount(signal) !== 1) return;
   releaseAll();
-  if (process.listenerCount(signal) === 1) {
-    process.removeListener(signal, onSignal);
-    process.kill(process.pid, signal);
-  }
+  process.removeListener(signal, onSignal);
+  process.kill(process.pid, signal);
 }
 
 function hookExit(): void {
   if (exitHooked) return;
   exitHooked = true;
   process.on('exit', releaseAll);
-  for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, onSignal);
+  for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.prependListener(s, onSignal);
 }
 
 /**
  * One try at the lock: the held lock, or null when a live process holds it. A folder older than
- * STALE_MS is removed and made again (as proper-lockfile does: two processes taking over the same
- * stale lock at once is a race this protocol has always had; the refresh then finds it compromised).
+ * STALE_MS is removed and made again, as proper-lockfile does. Two processes taking over the same
+ * stale folder at once can both think they hold it (a race this protocol has always had); the one
+ * whose folder the other replaced finds out as it gives the lock back (verify) and fails its command.
  */
 function tryTake(path: string): Held | null {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      mkdirSync(path);
-      return { path, mtimeMs: statSync(path).mtimeMs };
-    } catch (err) {
-      if (codeOf(err) !== 'EEXIST' || attempt > 0) {
-        if (codeOf(err) === 'EEXIST') return null;
-        throw err;
-      }
-    }
-    let mtimeMs: number;
-    try {
-      mtimeMs = statSync(path).mtimeMs;
-    } catch (err) {
-      if (codeOf(err) === 'ENOENT') continue; // given back meanwhile: one more mkdir
-      throw err;
-    }
-    // Real time, not the command's clock (HOLON_NOW): staleness is about live processes.
-    if (mtimeMs >= Date.now() - STALE_MS) return null;
-    try {
-      rmdirSync(path);
-    } catch (err) {
-      if (codeOf(err) !== 'ENOENT') throw err;
-    }
+  try {
+    mkdirSync(path);
+    return made(path);
+  } catch (err) {
+    if (codeOf(err) !== 'EEXIST') throw err;
   }
-  return null;
+  if (!clearStale(path)) return null;
+  try {
+    mkdirSync(path);
+  } catch (err) {
+    if (codeOf(err) === 'EEXIST') return null; // another process made it first
+    throw err;
+  }
+  return made(path);
 }
 
-/** Every REFRESH_MS while held: the mtime moved on, unless another process took the lock meanwhile. */
-function refresh(h: Held): void {
+/** The lock whose folder this process just made; the folder removed again if it cannot be stat'ed. */
+function made(path: string): Held {
   try {
-    if (statSync(h.path).mtimeMs !== h.mtimeMs) throw new Error('its folder was changed by another process');
-    const now = new Date();
-    utimesSync(h.path, now, now);
-    h.mtimeMs = statSync(h.path).mtimeMs;
+    return { path, mtimeMs: statSync(path).mtimeMs, sinceMs: Date.now() };
   } catch (err) {
-    h.compromised = codeOf(err) === 'ENOENT' ? 'its folder was removed' : (err as Error).message;
-    clearInterval(h.timer);
+    try {
+      rmdirSync(path);
+    } catch {
+      // Gone already.
+    }
+    throw err;
   }
+}
+
+/** Whether the folder at `path` is gone now: it was stale and is removed, or was given back meanwhile. False: a live one. */
+function clearStale(path: string): boolean {
+  let mtimeMs: number;
+  try {
+    mtimeMs = statSync(path).mtimeMs;
+  } catch (err) {
+    if (codeOf(err) === 'ENOENT') return true;
+    throw err;
+  }
+  // Real time, not the command's clock (HOLON_NOW): staleness is about live processes.
+  if (mtimeMs >= Date.now() - STALE_MS) return false;
+  try {
+    rmdirSync(path);
+  } catch (err) {
+    if (codeOf(err) !== 'ENOENT') throw err;
+  }
+  return true;
+}
+
+/** Whether the folder is still this holder's (its mtime the one it set or saw): else `compromised` says why. */
+function verify(h: Held): void {
+  if (h.compromised) return;
+  try {
+    if (statSync(h.path).mtimeMs !== h.mtimeMs) h.compromised = 'its folder was replaced by another process';
+  } catch (err) {
+    if (codeOf(err) === 'ENOENT') h.compromised = 'its folder was removed';
+  }
+}
+
+/**
+ * Every REFRESH_MS while held: the mtime moved on, unless another process took the lock meanwhile. An
+ * error of another kind (a busy disk) is tried again at the next refresh, until the lock would look
+ * stale to others (as proper-lockfile does).
+ */
+function refresh(h: Held): void {
+  verify(h);
+  if (!h.compromised) {
+    try {
+      const now = new Date();
+      utimesSync(h.path, now, now);
+      h.mtimeMs = statSync(h.path).mtimeMs;
+      h.sinceMs = Date.now();
+      return;
+    } catch (err) {
+      if (codeOf(err) === 'ENOENT') h.compromised = 'its folder was removed';
+      else if (Date.now() - h.sinceMs > STALE_MS) h.compromised = `its folder could not be refreshed (${(err as Error).message})`;
+      else return;
+    }
+  }
+  clearInterval(h.timer);
 }
 
 function release(h: Held): void {
   if (!held.delete(h)) return;
   clearInterval(h.timer);
+  verify(h);
   if (h.compromised) return; // the folder is another process's now
   try {
     rmdirSync(h.path);
@@ -163,6 +209,7 @@ export async function withLock<T>(localDir: string, name: string, fn: () => T | 
       taken.timer.unref();
       result = await result;
     }
+    verify(taken);
     if (taken.compromised) throw conflict(`lock on ${name} was taken over while writing (${taken.compromised})`, 'retry the command');
     return result;
   } finally {

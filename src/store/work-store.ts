@@ -126,7 +126,7 @@ export async function mutateWork(
     };
     // Synchronous when `fn` is (withLock then needs no refresh timer).
     const after = fn(before);
-    return after instanceof Promise ? after.then(finish) : finish(after);
+    return typeof (after as Promise<WorkDoc>).then === 'function' ? (after as Promise<WorkDoc>).then(finish) : finish(after as WorkDoc);
   }, { retries: opts.lockRetries });
 }
 

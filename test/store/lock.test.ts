@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmdirSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,6 +61,42 @@ describe('record locks', () => {
     });
     await expect(run).rejects.toMatchObject({ kind: 'conflict', message: expect.stringContaining('taken over') });
     expect(existsSync(path)).toBe(true);
+  });
+
+  it('a synchronous write whose lock was taken over fails, and leaves the new holder\'s folder alone', async () => {
+    const dir = local();
+    const path = folder(dir, 'x');
+    const run = withLock(dir, 'x', () => {
+      rmdirSync(path);
+      mkdirSync(path);
+      const other = new Date(Date.now() - 1000);
+      utimesSync(path, other, other);
+      return 'wrote';
+    });
+    await expect(run).rejects.toMatchObject({ kind: 'conflict', message: expect.stringContaining('taken over') });
+    expect(existsSync(path)).toBe(true);
+  });
+
+  it('a function that throws gives the lock back and its error through', async () => {
+    const dir = local();
+    await expect(withLock(dir, 'x', () => {
+      throw new Error('refused');
+    })).rejects.toThrow('refused');
+    expect(existsSync(folder(dir, 'x'))).toBe(false);
+  });
+
+  it.each(['before', 'after'])('a signal another listener handles (added %s the lock) leaves the lock held until the work ends', async (order) => {
+    const dir = local();
+    const child = spawn(process.execPath, [join(ROOT, 'test/helpers/lock-signal.mjs'), dir, order], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    await until(() => out.includes('locked'));
+    child.kill('SIGINT');
+    const code = await new Promise((r) => child.on('exit', (c, sig) => r(c ?? sig)));
+    expect(out).toContain('graceful stop');
+    expect(out).toContain('held after the signal: true');
+    expect(out).toContain('given back: true');
+    expect(code).toBe(0);
   });
 
   it('a process that exits holding a lock gives it back', () => {

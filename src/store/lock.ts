@@ -200,8 +200,9 @@ export async function withLock<T>(localDir: string, name: string, fn: () => T | 
   hookExit();
   held.add(lock);
   const taken = lock;
+  let result: T | Promise<T>;
   try {
-    let result = fn();
+    result = fn();
     // Only a function that waits can hold the lock past a refresh; a short command's writes are
     // synchronous, and never pay for the timer (its first one costs a process some 0.3 ms).
     if (isThenable(result)) {
@@ -209,12 +210,12 @@ export async function withLock<T>(localDir: string, name: string, fn: () => T | 
       taken.timer.unref();
       result = await result;
     }
-    verify(taken);
-    if (taken.compromised) throw conflict(`lock on ${name} was taken over while writing (${taken.compromised})`, 'retry the command');
-    return result;
   } finally {
+    // Given back whether `fn` returned or threw; release() first checks the folder is still ours.
     release(taken);
   }
+  if (taken.compromised) throw conflict(`lock on ${name} was taken over while writing (${taken.compromised})`, 'retry the command');
+  return result;
 }
 
 const isThenable = <T>(v: T | Promise<T>): v is Promise<T> => typeof (v as Promise<T> | null)?.then === 'function';

@@ -112,21 +112,19 @@ export async function mutateWork(
   home: Home,
   ref: WorkRef,
   nowMs: number,
-  fn: (doc: WorkDoc) => WorkDoc | Promise<WorkDoc>,
+  fn: (doc: WorkDoc) => WorkDoc,
   opts: { lockRetries?: number } = {},
 ): Promise<MutateResult> {
+  // Synchronous inside the lock (withLock then arms no refresh timer: a short command's write is quick).
   return withLock(home.local, `${ref.agent}.${ref.id}`, () => {
     const before = readWorkFile(ref.file, ref.id);
+    // Before `fn`, which may change the doc it is given.
     const beforeText = serializeWork(before);
-    const finish = (after: WorkDoc): MutateResult => {
-      if (serializeWork(after) === beforeText) return { doc: before, changed: false };
-      const next: WorkDoc = { ...after, item: { ...after.item, revision: before.item.revision + 1, updated_at: iso(nowMs) } };
-      writeFileAtomic(ref.file, serializeWork(next), join(home.local, 'tmp'));
-      return { doc: next, changed: true };
-    };
-    // Synchronous when `fn` is (withLock then needs no refresh timer).
     const after = fn(before);
-    return typeof (after as Promise<WorkDoc>).then === 'function' ? (after as Promise<WorkDoc>).then(finish) : finish(after as WorkDoc);
+    if (serializeWork(after) === beforeText) return { doc: before, changed: false };
+    const next: WorkDoc = { ...after, item: { ...after.item, revision: before.item.revision + 1, updated_at: iso(nowMs) } };
+    writeFileAtomic(ref.file, serializeWork(next), join(home.local, 'tmp'));
+    return { doc: next, changed: true };
   }, { retries: opts.lockRetries });
 }
 

@@ -174,9 +174,6 @@ export function entryOf(p: Prepared, v: Verdict): FrontierEntry {
   };
 }
 
-/** The frontier's `now`: the clock in whole seconds. */
-export const frontierNow = iso;
-
 /** The code of a closed item (done, or superseded), counted without a verdict. */
 export const closedCode = (item: WorkItem) => (item.status === 'done' ? 'status_done' : 'superseded');
 
@@ -225,7 +222,7 @@ export function computeFrontier(input: FrontierInput, opts: { limit?: number; bo
     opts.record.out.unique = p.byId.size;
     opts.record.out.cycles = p.cycles.size;
   }
-  const nowIso = frontierNow(input.nowMs);
+  const nowIso = iso(input.nowMs);
   const by: Record<string, Verdict[]> = {};
   for (const c of [...CHANNELS, 'closed']) by[c] = [];
   const blocks = new Map<string, string[]>();

@@ -1,4 +1,5 @@
-import { entryOrderKey, frontierNow, type FrontierEntry } from '../core/frontier.js';
+import { entryOrderKey, type FrontierEntry } from '../core/frontier.js';
+import { iso } from '../core/time.js';
 import { CHANNELS } from '../core/frontier-codes.js';
 import { indented } from '../core/json-parts.js';
 import type { DepIndex } from './frontier-deps.js';
@@ -136,7 +137,7 @@ function patch(home: Home, x: PatchInput, plan = planPatch(home, x)): VerdictPat
   const touched = CHANNELS.map((_, c) => c === NR ? cutAt.size > 0 : false);
   for (const [c] of shownAt.values()) touched[c] = true;
   for (const now of judged.values()) if (now && 'e' in now) touched[now.channel] = true;
-  parts.push(Buffer.from(JSON.stringify({ ...head, now: frontierNow(x.nowMs), counts: { ...counts, by_code: sortedCodes(byCode) } }, null, 2).slice(0, -2)));
+  parts.push(Buffer.from(JSON.stringify({ ...head, now: iso(x.nowMs), counts: { ...counts, by_code: sortedCodes(byCode) } }, null, 2).slice(0, -2)));
   for (let c = 0; c < CHANNELS.length; c++) {
     const count = index.channels[c][0];
     const name = CHANNELS[c];
@@ -242,7 +243,7 @@ function patch(home: Home, x: PatchInput, plan = planPatch(home, x)): VerdictPat
   const until = Math.min(h.until ?? Infinity, bounds.until);
   const header = {
     from: Number.isFinite(from) ? from : null, until: Number.isFinite(until) ? until : null,
-    workspace: h.workspace ?? used.workspace, events: { ...used.eventSigs, ...h.events }, now: frontierNow(x.nowMs),
+    workspace: h.workspace ?? used.workspace, events: { ...used.eventSigs, ...h.events }, now: iso(x.nowMs),
     spending: h.spending ?? used.spendingSig, git: h.git ?? null,
   };
 

@@ -95,6 +95,12 @@ function lazyBuiltin(name) {
   ].join('\n');
 }
 
+/** Resolves `names` (node:NAME or NAME) to their lazy stand-ins, for importers `when` accepts. */
+function lazyBuiltins(b, names, when = () => true) {
+  b.onResolve({ filter: new RegExp(`^(node:)?(${names.join('|')})$`) }, (args) => (when(args.importer) ? { path: args.path.replace(/^node:/, ''), namespace: 'lazy-builtin' } : undefined));
+  b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => ({ contents: lazyBuiltin(args.path), loader: 'js' }));
+}
+
 /**
  * The chunking plugin. With `only` (a set of command handler names), for one command's own bundle
  * (see the word bundles below): those handlers become static imports; any other command's handler
@@ -103,9 +109,8 @@ function lazyBuiltin(name) {
 const makeChunking = (only = null) => ({
   name: 'holon-chunking',
   setup(b) {
-    b.onResolve({ filter: new RegExp(`^(node:)?(${LAZY_BUILTINS.join('|')})$`) }, (args) => ({ path: args.path.replace(/^node:/, ''), namespace: 'lazy-builtin' }));
-    b.onResolve({ filter: new RegExp(`^(node:)?(${SRC_LAZY_BUILTINS.join('|')})$`) }, (args) => (args.importer.startsWith(join(ROOT, 'src/')) ? { path: args.path.replace(/^node:/, ''), namespace: 'lazy-builtin' } : undefined));
-    b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => ({ contents: lazyBuiltin(args.path), loader: 'js' }));
+    lazyBuiltins(b, LAZY_BUILTINS);
+    lazyBuiltins(b, SRC_LAZY_BUILTINS, (importer) => importer.startsWith(join(ROOT, 'src/')));
     b.onResolve({ filter: /^holon:heavy-commands$/ }, () => ({ path: HUB, namespace: 'holon' }));
     b.onLoad({ filter: /.*/, namespace: 'holon' }, () => ({
       contents: HEAVY_COMMANDS.map((n) => `export * as ${ident(n)} from ${JSON.stringify(join(ROOT, `src/cli/commands/${n}.ts`))};`).join('\n'),
@@ -247,8 +252,7 @@ const bootBuiltins = {
   setup(b) {
     b.onResolve({ filter: /^(node:)?module$/ }, () => ({ path: 'module', namespace: 'boot-module' }));
     b.onLoad({ filter: /.*/, namespace: 'boot-module' }, () => ({ contents: 'module.exports = __holonModuleClass;', loader: 'js' }));
-    b.onResolve({ filter: /^(node:)?os$/ }, () => ({ path: 'os', namespace: 'lazy-builtin' }));
-    b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => ({ contents: lazyBuiltin(args.path), loader: 'js' }));
+    lazyBuiltins(b, ['os']);
   },
 };
 const bootResult = await build({

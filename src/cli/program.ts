@@ -75,7 +75,7 @@ function onlyCommand(program: Command, word: string): Command {
     get(target, key, receiver) {
       if (key !== 'command') return Reflect.get(target, key, receiver);
       return (nameAndArgs: string, ...rest: unknown[]) =>
-        nameAndArgs.trim().split(/\s+/, 1)[0] === word ? (target.command as (...a: unknown[]) => Command)(nameAndArgs, ...rest) : skip;
+        nameAndArgs.trim().split(/\s+/, 1)[0] === word ? Reflect.apply(target.command, target, [nameAndArgs, ...rest]) : skip;
     },
   });
 }

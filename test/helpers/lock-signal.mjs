@@ -1,6 +1,7 @@
 // Holds a lock while another SIGINT listener stops the work gracefully (as `holon watch` does): the
 // lock must stay held through the signal and be given back when the work ends. argv: LOCAL_DIR ORDER
-// (ORDER `before`: the listener is added before the first lock; `after`: while the lock is held).
+// (ORDER `before`: the listener is added before the first lock; `after`: while the lock is held;
+// `none`: no listener, so the signal stops the process, which gives its locks back as it dies).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { withLock } from '../../dist/store/lock.js';

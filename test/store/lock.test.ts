@@ -99,6 +99,19 @@ describe('record locks', () => {
     expect(code).toBe(0);
   });
 
+  it('a signal nothing else handles gives the locks back and stops the process by that signal', async () => {
+    const dir = local();
+    const child = spawn(process.execPath, [join(ROOT, 'test/helpers/lock-signal.mjs'), dir, 'none'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    await until(() => out.includes('locked'));
+    expect(existsSync(folder(dir, 'x'))).toBe(true);
+    child.kill('SIGTERM');
+    const how = await new Promise((r) => child.on('exit', (c, sig) => r(sig ?? c)));
+    expect(how).toBe('SIGTERM');
+    expect(existsSync(folder(dir, 'x'))).toBe(false);
+  });
+
   it('a process that exits holding a lock gives it back', () => {
     const dir = local();
     const lockUrl = pathToFileURL(join(ROOT, 'dist/store/lock.js')).href;

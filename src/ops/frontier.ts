@@ -3,8 +3,9 @@ import type { RecordProblem } from '../core/record-codec.js';
 import { jsonParts } from '../core/json-parts.js';
 import { iso } from '../core/time.js';
 import { NOT_RUNNABLE_SHOWN } from '../core/frontier-codes.js';
-import { frontierFingerprint, graphFingerprint, headerFor, openAnswerText, readAnswerText, readCachedFrontier, readCut, readDeps, readTitleIndex, restampFrontier, reuseParts, stillValid, storeCut, storeFrontier, storeTitleIndex, withNow, type CachedFrontier, type FrontierHeader, type FrontierView, type TextCopy } from '../store/frontier-cache.js';
-import { currentTitles, titleIndexOf } from '../store/frontier-titles.js';
+import { frontierFingerprint, graphFingerprint, headerFor, openAnswerText, readAnswerText, readCachedFrontier, readCut, readDeps, readTitleIndex, restampFrontier, reuseParts, stillValid, storeCut, storeFrontier, storeTitleIndex, storedText, withNow, type CachedFrontier, type FrontierHeader, type FrontierView, type TextCopy } from '../store/frontier-cache.js';
+import { currentTitles, titleIndexOf, type Since } from '../store/frontier-titles.js';
+import { partChunks, TextRange, type AnswerText } from '../store/answer-text.js';
 import type { Titled } from '../store/stat-index.js';
 import { quickDigest, type Entry, type Listing } from '../store/graph-index.js';
 import type { Home } from '../store/home.js';
@@ -102,9 +103,12 @@ type StoredHeader = Omit<FrontierHeader, 'v'>;
 
 /** `rest` and `tail` of a stored answer of which only the start was read (none for one read whole). */
 function restOf(home: Home, agent: string, view: FrontierView, c: CachedFrontier): Pick<Answer, 'rest' | 'tail'> {
-  if (!c.partial) return {};
-  const { token } = c.header;
-  return { rest: () => readAnswerText(home, agent, view, token), tail: () => openAnswerText(home, agent, view, token, c.bytes.length) };
+  return c.partial ? restFrom(home, agent, view, c.header.token, c.bytes.length) : {};
+}
+
+/** `rest` and `tail` of the stored answer under `token`, whose file's first `at` bytes are in the parts given. */
+function restFrom(home: Home, agent: string, view: FrontierView, token: string, at: number): Pick<Answer, 'rest' | 'tail'> {
+  return { rest: () => readAnswerText(home, agent, view, token), tail: () => openAnswerText(home, agent, view, token, at) };
 }
 
 /**
@@ -234,7 +238,7 @@ async function answerFor(ctx: OpsCtx, view: FrontierView, at: At, head?: number)
     const toKeeper = patchable && at.seen !== undefined && leftToKeeper(ctx, at.seen, agent, holder, listings, changed);
     if (!toKeeper) storeSnapshots();
     if (known && prev.header.gfp === gfp) {
-      const reused = withTitles(home, agent, holder, view, whole!, keptFp, listings, snapshots, nowIso);
+      const reused = withTitles(home, agent, holder, view, whole!, keptFp, listings, snapshots, nowIso, { before, files: changed });
       if (reused) return reused;
     }
     // A few items changed what the frontier reads (a complete, a claim): those and their readers.
@@ -328,36 +332,49 @@ function wholeOf(home: Home, agent: string, view: FrontierView, prev: CachedFron
  * (frontier-titles.ts), stored under the new file keys; null when its index cannot tell, and the
  * answer is evaluated again.
  */
-function withTitles(home: Home, agent: string, holder: string, view: FrontierView, whole: Whole, fp: string, listings: Listing[], snapshots: Record<string, Titled>, nowIso: string): Answer | null {
+function withTitles(home: Home, agent: string, holder: string, view: FrontierView, whole: Whole, fp: string, listings: Listing[], snapshots: Record<string, Titled>, nowIso: string, since?: Since): Answer | null {
   const { prev } = whole;
   const index = readTitleIndex(home, agent, view, prev);
   if (!index) return null;
-  const text = () => {
-    const w = whole.get();
-    return w && w.bytes.subarray(w.start);
+  // What was read of the answer (all of it, or its start: then its file, read where it is used).
+  let text: AnswerText | null = null;
+  const answer = () => {
+    const w = whole.read();
+    return w === null ? null : (text = storedText(home, agent, view, w ?? prev));
   };
-  const current = currentTitles(home, text, index, listings, snapshots, holder, {
-    longWork: () => beforeLongWork(0, listings.reduce((n, l) => n + l.count, 0)),
-    cut: () => readCut(home, agent, view, prev.header.lineage),
-  });
-  if (!current) return null;
-  if (current.cut) codePath('cut');
-  if (current.cut && prev.header.lineage) storeCut(home, agent, view, prev.header.lineage, current.cut);
-  if (!current.patched) {
-    trace(`frontier: reused (same digest, ${current.cut ? 'a priority changed where it is not shown' : 'same titles'})`);
-    if (current.reindexed) storeTitleIndex(home, agent, view, prev.header.token, current.index);
-    const header = { ...prev.header, fp };
-    restampFrontier(home, agent, view, header);
-    // Its start alone, where only that was read (a pick): the rest on demand, as a reused answer's.
-    const read = whole.read() ?? prev;
-    return { parts: reuseParts(read, nowIso), header, ...restOf(home, agent, view, read) };
+  try {
+    const current = currentTitles(home, answer, index, listings, snapshots, holder, {
+      longWork: () => beforeLongWork(0, listings.reduce((n, l) => n + l.count, 0)),
+      cut: () => readCut(home, agent, view, prev.header.lineage),
+      since,
+    });
+    if (!current) return null;
+    if (current.cut) codePath('cut');
+    if (current.cut && prev.header.lineage) storeCut(home, agent, view, prev.header.lineage, current.cut);
+    if (!current.patched) {
+      trace(`frontier: reused (same digest, ${current.cut ? 'a priority changed where it is not shown' : 'same titles'})`);
+      if (current.reindexed) storeTitleIndex(home, agent, view, prev.header.token, current.index);
+      const header = { ...prev.header, fp };
+      restampFrontier(home, agent, view, header);
+      // Its start alone, where only that was read (a pick): the rest on demand, as a reused answer's.
+      const read = whole.read() ?? prev;
+      return { parts: reuseParts(read, nowIso), header, ...restOf(home, agent, view, read) };
+    }
+    codePath('titles');
+    trace(`frontier: reused with ${current.patched} entr${current.patched === 1 ? 'y' : 'ies'} patched`);
+    // Stored as it was made (its `now` the header's), printed with this call's.
+    const { token: _, ...header } = { ...prev.header, fp };
+    const token = storeFrontier(home, agent, view, header, partChunks(current.parts, text!), current.index);
+    const stored = { ...header, token };
+    const lead = current.parts.findIndex((p) => p instanceof TextRange);
+    // (Never a range first: the start of the text was read.)
+    if (lead <= 0) return { parts: withNow(lead ? (current.parts as Buffer[]) : [Buffer.concat(Array.from(partChunks(current.parts, text!), (b) => Buffer.from(b)))], prev.header.now, nowIso), header: stored };
+    // Ranges of the old file in it: its start printed, the rest copied from the file just stored.
+    const start = current.parts.slice(0, lead) as Buffer[];
+    return { parts: withNow(start, prev.header.now, nowIso), header: stored, ...restFrom(home, agent, view, token, Buffer.byteLength(token) + 1 + start.reduce((n, p) => n + p.length, 0)) };
+  } finally {
+    (text as AnswerText | null)?.close();
   }
-  codePath('titles');
-  trace(`frontier: reused with ${current.patched} entr${current.patched === 1 ? 'y' : 'ies'} patched`);
-  // Stored as it was made (its `now` the header's), printed with this call's.
-  const { token: _, ...header } = { ...prev.header, fp };
-  const token = storeFrontier(home, agent, view, header, current.parts, current.index);
-  return { parts: withNow(current.parts, prev.header.now, nowIso), header: { ...header, token } };
 }
 
 /** The frontier as data: channels, counts computed before any cap, and records that could not be read. */

@@ -15,6 +15,7 @@ import { objectsSignature, readHead, readWorkspace } from './workspace.js';
 import { parseTitleIndex, titleIndexBytes, type TitleIndex } from './frontier-titles.js';
 import { cutParts, parseCut, type CutIndex } from './frontier-cut.js';
 import { depParts, parseDeps, type DepIndex } from './frontier-deps.js';
+import { bufferText, fileText, type AnswerText } from './answer-text.js';
 
 /** Same HEAD (read from the files), and no new objects where a commit git did not know would appear (a fetch may bring it). */
 function gitUnchanged(g: { head: string | null; unknown: string[]; objects?: string[] }, cwd: string): boolean {
@@ -198,6 +199,14 @@ export function readAnswerText(home: Home, agent: string, view: FrontierView, to
   }
 }
 
+/**
+ * The text of stored answer `c` (the same token), to be read where it is used: what was read of it, or
+ * its file (answer-text.ts); null when another answer was stored since `c` was read.
+ */
+export function storedText(home: Home, agent: string, view: FrontierView, c: CachedFrontier): AnswerText | null {
+  return c.partial ? fileText(textPath(home, agent, view), c.header.token, c.bytes) : bufferText(c.bytes.subarray(c.start));
+}
+
 /** The bytes of a stored answer after the start a call read, to be copied out in chunks. */
 export interface TextCopy {
   /**
@@ -275,10 +284,16 @@ export function withNow(parts: Buffer[], now: string, nowIso: string): Array<str
  * lineage is a new evaluation's: it gets one, and the entries its cap left out are stored under it.
  * Returns the token.
  */
-export function storeFrontier(home: Home, agent: string, view: FrontierView, h: Omit<Header, 'v' | 'token'>, text: string | Uint8Array | Uint8Array[], titles: TitleIndex | null, deps?: DepIndex | null): string {
+export function storeFrontier(home: Home, agent: string, view: FrontierView, h: Omit<Header, 'v' | 'token'>, text: string | Uint8Array | Iterable<Uint8Array>, titles: TitleIndex | null, deps?: DepIndex | null): string {
   const token = randomBytes(8).toString('hex');
   const lineage = h.lineage ?? randomBytes(8).toString('hex');
-  writeCache(textPath(home, agent, view), [token + '\n', ...(Array.isArray(text) ? text : [text])], join(home.local, 'tmp'));
+  // Parts given one at a time (a generator's may share one buffer: see answer-text.ts partChunks).
+  function* parts() {
+    yield token + '\n';
+    if (typeof text === 'string' || text instanceof Uint8Array) yield text;
+    else yield* text;
+  }
+  writeCache(textPath(home, agent, view), parts(), join(home.local, 'tmp'));
   if (titles?.cut) storeCut(home, agent, view, lineage, titles.cut);
   // Only with a new lineage: the answers of an older one keep theirs.
   if (deps && !h.lineage) writeCache(depsPath(home, agent, view), [`${lineage}\n`, ...depParts(deps)], join(home.local, 'tmp'));

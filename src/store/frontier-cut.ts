@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import { entryOrderKey, keyWithPriority } from '../core/frontier.js';
+import { entryOrderKey, keyWithPriority, type FrontierEntry } from '../core/frontier.js';
 import { CHANNELS } from '../core/frontier-codes.js';
 import { addHash, prioHash, readShown, subHash } from './graph-index.js';
-import { channelText, entryAt, PER } from './frontier-entry-text.js';
+import { PER } from './frontier-entry-text.js';
 import type { Home } from './home.js';
 import type { Titled } from './stat-index.js';
 import type { Listing } from './work-listing.js';
@@ -151,7 +151,8 @@ export function cutParts(cut: CutIndex, before = 0): Buffer[] {
 }
 
 export interface CutCheck {
-  text: Buffer;
+  /** The last entry not_runnable shows, read from the answer's text (null when it is not where the index says). */
+  lastShown: () => FrontierEntry | null;
   quads: Float64Array;
   /** Per channel (CHANNELS order): entries shown, entries left out. */
   channels: Array<[number, number]>;
@@ -193,8 +194,7 @@ export function stillLeftOut(home: Home, cut: CutIndex, x: CutCheck): CutIndex |
   // The last entry shown bounds the rest, unless its own priority changed too.
   const last = PER * (first + count - 1);
   if (x.snaps[x.quads[last]]?.prios[x.quads[last + 1]] !== x.quads[last + 3]) return null;
-  const ch = channelText(x.text, 'not_runnable', count, x.quads, first);
-  const e = ch && entryAt(x.text, ch.spans, count - 1);
+  const e = x.lastShown();
   if (!e) return null;
   const bound = entryOrderKey(e, x.holder);
   const changed = new Map<number, string>();

@@ -3,10 +3,11 @@ import { entryOrderKey, type FrontierEntry } from '../core/frontier.js';
 import { CHANNELS } from '../core/frontier-codes.js';
 import { indented } from '../core/json-parts.js';
 import { prioHash, readShown, titleHash } from './graph-index.js';
-import type { Titled } from './stat-index.js';
+import { prioOf, titleOf, type Titled } from './stat-index.js';
 import type { Listing } from './work-listing.js';
 import { workDir } from './work-store.js';
 import type { Home } from './home.js';
+import type { AnswerText, Part } from './answer-text.js';
 
 /**
  * The text of a cached frontier answer, entry by entry (frontier-titles.ts says when it is patched):
@@ -103,11 +104,12 @@ export interface ChannelLayout {
 
 /**
  * Channel `name` from `mark`, the newline its line starts with; its entries' lengths are in `quads`
- * from `first` (found, and put there, where not known). Null when the text is not so.
+ * from `first` (found, and put there, where not known: by a search of the whole text). Null when the
+ * text is not so. Reads the channel's line and its close, nothing between.
  */
-export function channelLayout(text: Buffer, mark: number, name: string, count: number, quads: Float64Array, first: number): ChannelLayout | null {
+export function channelLayout(text: AnswerText, mark: number, name: string, count: number, quads: Float64Array, first: number): ChannelLayout | null {
   const line = Buffer.from(`\n  ${JSON.stringify(name)}: ${count ? '[\n' : '[]'}`);
-  if (!text.subarray(mark, mark + line.length).equals(line)) return null;
+  if (!text.bytes(mark, mark + line.length).equals(line)) return null;
   const start = mark + line.length;
   const at = new Float64Array(count + 1);
   let p = start;
@@ -120,32 +122,43 @@ export function channelLayout(text: Buffer, mark: number, name: string, count: n
         at[j] = p;
         p += len + 2;
       }
-      if (j === count) break;
-      // Lengths not known (an answer as evaluated): found once, by channelText's search from here.
-      if (pass || channelText(text, name, count, quads, first, mark)?.start !== start) return null;
+      // Where the lengths say the channel closes.
+      if (j === count && text.bytes(p - 2, p - 2 + CLOSE_ARRAY.length).equals(CLOSE_ARRAY)) break;
+      // Lengths not known (an answer as evaluated) or not right: found once, by channelText's search from here.
+      if (pass || channelText(text.all(), name, count, quads, first, mark)?.start !== start) return null;
     }
     at[count] = p;
-    p -= 2;
-    if (!text.subarray(p, p + CLOSE_ARRAY.length).equals(CLOSE_ARRAY)) return null;
-    p += CLOSE_ARRAY.length;
+    p += CLOSE_ARRAY.length - 2;
   }
-  return text[p] === 0x2c ? { at, next: p + 1 } : null;
+  return text.bytes(p, p + 1)[0] === 0x2c ? { at, next: p + 1 } : null;
 }
 
-/** Whether entries a to b (both in) of a laid-out channel start and end where their lengths say. */
-export function runIn(text: Buffer, lay: ChannelLayout, a: number, b: number): boolean {
+/**
+ * Whether entries a to b (both in) of a laid-out channel start and end where their lengths say: the
+ * bytes around the run's two ends, read alone.
+ */
+export function runIn(text: AnswerText, lay: ChannelLayout, a: number, b: number): boolean {
   const s = lay.at[a];
   const e = lay.at[b + 1] - 2;
-  const before = a === 0 ? text[s - 1] === 0x0a : text[s - 2] === 0x2c && text[s - 1] === 0x0a;
-  const after = b + 2 === lay.at.length ? text[e] === 0x0a : text[e] === 0x2c && text[e + 1] === 0x0a;
-  return before && after && isEntryAt(text, s, e);
+  if (!(e - s > 5)) return false;
+  // s-2 .. s+4 and e-6 .. e+1.
+  const h = text.bytes(s - 2, s + 5);
+  const t = text.bytes(e - 6, e + 2);
+  if (h.length !== 7 || t.length < 7) return false;
+  const before = a === 0 ? h[1] === 0x0a : h[0] === 0x2c && h[1] === 0x0a;
+  const after = b + 2 === lay.at.length ? t[6] === 0x0a : t[6] === 0x2c && t[7] === 0x0a;
+  return before && after && h.readUInt32BE(2) === 0x20202020 && h[6] === 0x7b && t[5] === 0x7d && t[0] === 0x0a;
 }
 
 /** Entry j of a laid-out channel, when it is where its length says, parses and is `id`'s; else null. */
-export function entryIn(text: Buffer, lay: ChannelLayout, j: number, id: string): FrontierEntry | null {
+export function entryIn(text: AnswerText, lay: ChannelLayout, j: number, id: string): FrontierEntry | null {
   if (!(j + 1 < lay.at.length) || !runIn(text, lay, j, j)) return null;
-  const e = entryAt(text, [lay.at[j], lay.at[j + 1] - 2], 0);
-  return e?.id === id ? e : null;
+  try {
+    const e = JSON.parse(text.bytes(lay.at[j], lay.at[j + 1] - 2).toString('utf8')) as FrontierEntry;
+    return e?.id === id ? e : null;
+  } catch {
+    return null;
+  }
 }
 
 const PAD = '    ';
@@ -167,14 +180,15 @@ export interface PatchCtx {
 }
 
 /**
- * Channel `ch` with its entries at `mine` (positions in it) given their files' current title and
+ * Channel `lay` with its entries at `mine` (positions in it) given their files' current title and
  * priority, and those whose priority changed moved to their place, as parts of text (runs of the
- * entries that stayed together are one part each). Null when that cannot be done with certainty.
+ * entries that stayed together are one part each, checked at their ends: runIn). Each entry read is
+ * checked where it starts and ends and by its id. Null when that cannot be done with certainty.
  */
-export function patchChannel(home: Home, text: Buffer, ch: ChannelText, mine: number[], x: PatchCtx): Buffer[] | null {
+export function patchChannel(home: Home, text: AnswerText, lay: ChannelLayout, mine: number[], x: PatchCtx): Part[] | null {
   const { quads, first } = x;
-  const spans = ch.spans;
-  const count = spans.length / 2;
+  const count = lay.at.length - 1;
+  const idOf = (j: number) => shownId(x.listings, quads, PER * (first + j));
   const blocks = new Map<number, Buffer>();
   const moved: number[] = [];
   for (const j of mine) {
@@ -183,24 +197,24 @@ export function patchChannel(home: Home, text: Buffer, ch: ChannelText, mine: nu
     const i = quads[n + 1];
     const snap = x.snaps[quads[n]];
     const name = l.nameAt(i);
+    const id = name.slice(0, -3);
     let now = x.read.get(name);
     if (!now) {
-      const shown = readShown(join(workDir(home, l.agent), name), name.slice(0, -3));
+      const shown = readShown(join(workDir(home, l.agent), name), id);
       // Changed again since the snapshot was taken: evaluate again rather than mix the two.
-      const id = name.slice(0, -3);
-      if (!shown || titleHash(id, shown.title) !== snap.titles[i] || prioHash(id, shown.priority) !== snap.prios[i]) return null;
+      if (!shown || titleHash(id, shown.title) !== titleOf(snap, i) || prioHash(id, shown.priority) !== prioOf(snap, i)) return null;
       x.read.set(name, (now = shown));
     }
-    const e = entryAt(text, spans, j);
-    if (!e || e.id !== name.slice(0, -3)) return null;
-    if (quads[n + 3] !== snap.prios[i]) moved.push(j);
+    const e = entryIn(text, lay, j, id);
+    if (!e) return null;
+    if (quads[n + 3] !== prioOf(snap, i)) moved.push(j);
     e.title = now.title;
     e.priority = now.priority;
     const block = blockOf(e);
     blocks.set(j, block);
     quads[n + 4] = block.length;
-    quads[n + 2] = snap.titles[i];
-    quads[n + 3] = snap.prios[i];
+    quads[n + 2] = titleOf(snap, i);
+    quads[n + 3] = prioOf(snap, i);
   }
   let order: number[] | null = null;
   if (moved.length) {
@@ -212,7 +226,7 @@ export function patchChannel(home: Home, text: Buffer, ch: ChannelText, mine: nu
     const keyOf = (j: number): string | null => {
       let k = keys.get(j);
       if (k === undefined) {
-        const e = blocks.has(j) ? (JSON.parse(blocks.get(j)!.toString('utf8')) as FrontierEntry) : entryAt(text, spans, j);
+        const e = blocks.has(j) ? (JSON.parse(blocks.get(j)!.toString('utf8')) as FrontierEntry) : entryIn(text, lay, j, idOf(j));
         if (!e) return null;
         keys.set(j, (k = entryOrderKey(e, x.holder)));
       }
@@ -237,10 +251,17 @@ export function patchChannel(home: Home, text: Buffer, ch: ChannelText, mine: nu
     const old = quads.slice(PER * first, PER * (first + count));
     order.forEach((j, to) => quads.set(old.subarray(PER * j, PER * (j + 1)), PER * (first + to)));
   }
-  // Out in the new order; a run of untouched entries that were neighbours is one slice of the text.
-  const parts: Buffer[] = [];
+  // Out in the new order; a run of untouched entries that were neighbours is one range of the text.
+  const parts: Part[] = [];
   let runFrom = -1;
   let runTo = -1;
+  const run = () => {
+    if (runFrom < 0) return true;
+    if (!runIn(text, lay, runFrom, runTo)) return false;
+    parts.push(...text.parts(lay.at[runFrom], lay.at[runTo + 1] - 2), COMMA);
+    runFrom = runTo = -1;
+    return true;
+  };
   for (let to = 0; to < count; to++) {
     const j = order ? order[to] : to;
     const block = blocks.get(j);
@@ -248,12 +269,11 @@ export function patchChannel(home: Home, text: Buffer, ch: ChannelText, mine: nu
       runTo = j;
       continue;
     }
-    if (runFrom >= 0) parts.push(text.subarray(spans[2 * runFrom], spans[2 * runTo + 1]), COMMA);
-    runFrom = runTo = -1;
+    if (!run()) return null;
     if (block) parts.push(block, COMMA);
     else runFrom = runTo = j;
   }
-  if (runFrom >= 0) parts.push(text.subarray(spans[2 * runFrom], spans[2 * runTo + 1]), COMMA);
+  if (!run()) return null;
   parts.pop();
   return parts;
 }

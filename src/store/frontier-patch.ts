@@ -10,6 +10,7 @@ import type { FrontierHeader } from './frontier-cache.js';
 import type { Home } from './home.js';
 import { CutBuilder, give, keptEntry, LEFT, NEW, nextDeps, OLD, orEvaluate, posCode, runsWithout, sortedCodes, type Seg } from './frontier-patch-parts.js';
 import { answerHead } from './frontier-patch-judge.js';
+import { bufferText } from './answer-text.js';
 import { NR, planPatch, type PatchInput, type PatchPlan } from './frontier-patch-plan.js';
 import { prioOf, titleOf } from './stat-index.js';
 
@@ -55,17 +56,18 @@ function patch(home: Home, x: PatchInput, plan = planPatch(home, x)): VerdictPat
 
   // The answer's head and counts, moved by the difference.
   const { head, headEnd } = answerHead(text);
+  const src = bufferText(text);
   // Each channel laid out after the one before, from the head on (its line is checked, no search).
   const lays: ChannelLayout[] = [];
   const marks = [headEnd];
   for (let c = 0; c < CHANNELS.length; c++) {
-    const lay = channelLayout(text, marks[c], CHANNELS[c], index.channels[c][0], q, starts[c]) ?? give('a channel is not where it is expected');
+    const lay = channelLayout(src, marks[c], CHANNELS[c], index.channels[c][0], q, starts[c]) ?? give('a channel is not where it is expected');
     lays.push(lay);
     marks.push(lay.next);
   }
   if (!text.subarray(marks[CHANNELS.length], marks[CHANNELS.length] + TRUNCATED.length).equals(TRUNCATED)) give('the channels are not where they are expected');
   const idAt = (c: number, j: number) => shownId(listings, q, PER * (starts[c] + j));
-  const oldEntry = (c: number, j: number) => entryIn(text, lays[c], j, idAt(c, j)) ?? give('an entry is not where the index says');
+  const oldEntry = (c: number, j: number) => entryIn(src, lays[c], j, idAt(c, j)) ?? give('an entry is not where the index says');
   const counts = head.counts;
   const byCode = counts.by_code;
   const move = (channel: string, code: string, by: number) => {
@@ -186,7 +188,7 @@ function patch(home: Home, x: PatchInput, plan = planPatch(home, x)): VerdictPat
       pos += b - a;
       if (kind === OLD && upTo > a) {
         // A run of old entries in a row: one slice of the old text, one copy of their numbers.
-        if (!runIn(text, lays[c], a, upTo - 1)) give('an entry is not where the index says');
+        if (!runIn(src, lays[c], a, upTo - 1)) give('an entry is not where the index says');
         out.push(text.subarray(lays[c].at[a], lays[c].at[upTo] - 2), COMMA);
         keepQuads(starts[c] + a, upTo - a);
       }

@@ -1,10 +1,11 @@
 import { entryOrderKey, type Frontier, type FrontierEntry } from '../core/frontier.js';
 import { CHANNELS } from '../core/frontier-codes.js';
-import { snapshotSig, type Titled } from './stat-index.js';
+import { prioOf, snapshotSig, titleOf, type Titled } from './stat-index.js';
 import { sameNames, type Listing } from './work-listing.js';
 import type { Home } from './home.js';
-import { HASH_MOD, subHash } from './graph-index.js';
-import { channelText, patchChannel, PER } from './frontier-entry-text.js';
+import { addHash, HASH_MOD, subHash } from './graph-index.js';
+import { channelLayout, entryIn, patchChannel, PER, shownId, type ChannelLayout } from './frontier-entry-text.js';
+import type { AnswerText, Part } from './answer-text.js';
 import { cutIndexOf, stillLeftOut, type CutIndex } from './frontier-cut.js';
 import { alignedLine, alignedView } from './aligned.js';
 
@@ -81,6 +82,47 @@ export function hiddenSums(snaps: Titled[], quads: Float64Array, changed?: numbe
     if (changed && (titles[k][i] !== quads[n + 2] || p !== quads[n + 3])) changed.push(n / PER);
   }
   return snaps.map((x, k) => subHash(x.sums[2], shown[k]));
+}
+
+/** What changed since the snapshots were found (graph-index.ts quickDigest): per listing, their sums then and the files whose hashes moved. */
+export interface Since {
+  before: ReadonlyArray<readonly [number, number, number]>;
+  files: ReadonlyArray<ReadonlyArray<readonly [number, unknown]>>;
+}
+
+/** Past this many files changed, sumsSince leaves it to hiddenSums' one pass. */
+const FEW_FILES = 8;
+
+/**
+ * hiddenSums' answer from the files that changed alone: where each listing's snapshot, as it was found,
+ * had the title and priority sums the index has (then, as for the `same` check, its hashes were the
+ * index's, and only the files changed since can differ), each changed file's shown entries are found
+ * by a scan of the numbers and the hidden sums moved by them: the snapshot's new sum, less the shown
+ * sum the index had, plus each shown entry's old priority less its new. Null when that does not hold,
+ * or past FEW_FILES (a scan a file).
+ */
+function sumsSince(index: TitleIndex, snaps: Titled[], since: Since): { hidden: number[]; changed: number[] } | null {
+  const q = index.quads;
+  if (since.files.reduce((n, f) => n + f.length, 0) > FEW_FILES) return null;
+  const changed: number[] = [];
+  const hidden: number[] = [];
+  for (let k = 0; k < snaps.length; k++) {
+    const x = index.listings[k];
+    const was = since.before[k];
+    if (!was || was[1] !== x.titles || was[2] !== x.prios) return null;
+    let h = subHash(snaps[k].sums[2], subHash(x.prios, x.hidden));
+    for (const [i] of since.files[k] ?? []) {
+      const t = titleOf(snaps[k], i);
+      const p = prioOf(snaps[k], i);
+      for (let n = 0; n < q.length; n += PER) {
+        if (q[n + 1] !== i || q[n] !== k) continue;
+        h = addHash(h, subHash(q[n + 3], p));
+        if (q[n + 2] !== t || q[n + 3] !== p) changed.push(n / PER);
+      }
+    }
+    hidden.push(h);
+  }
+  return { hidden, changed: changed.sort((a, b) => a - b) };
 }
 
 /**
@@ -162,8 +204,8 @@ export function parseTitleIndex(buf: Buffer): TitleIndex | null {
 }
 
 export interface TitlePatch {
-  /** The answer's text with the new titles and priorities in, in parts (slices of the old text, new entries); none when none is patched. */
-  parts: Buffer[];
+  /** The answer's text with the new titles and priorities in, in parts (ranges of the old text, new entries); none when none is patched. */
+  parts: Part[];
   index: TitleIndex;
   /** How many entries got a new title or priority. */
   patched: number;
@@ -180,7 +222,7 @@ export interface TitlePatch {
  * `more.longWork` is called before the loops over every entry of a big index (see LONG_INDEX);
  * `more.cut` reads the entries left out of not_runnable, when a priority changed where it does not show.
  */
-export function currentTitles(home: Home, answer: () => Buffer | null, index: TitleIndex, listings: Listing[], snapshots: Record<string, Titled>, holder: string, more: { longWork?: () => void; cut?: () => CutIndex | null } = {}): TitlePatch | null {
+export function currentTitles(home: Home, answer: () => AnswerText | null, index: TitleIndex, listings: Listing[], snapshots: Record<string, Titled>, holder: string, more: { longWork?: () => void; cut?: () => CutIndex | null; since?: Since } = {}): TitlePatch | null {
   if (index.listings.length !== listings.length) return null;
   const q = index.quads;
   const snaps: Titled[] = [];
@@ -198,16 +240,28 @@ export function currentTitles(home: Home, answer: () => Buffer | null, index: Ti
   if (same) return { parts: [], index, patched: 0, reindexed: false };
   const text = answer();
   if (!text) return null;
-  // What follows goes over every entry shown, several times.
-  if (q.length > LONG_INDEX * PER) more.longWork?.();
+  const since = more.since && sumsSince(index, snaps, more.since);
+  // What follows goes over every entry shown, several times (but for a few files changed: see sumsSince).
+  if (!since && q.length > LONG_INDEX * PER) more.longWork?.();
   const changed: number[] = [];
-  const hidden = hiddenSums(snaps, q, changed);
+  const hidden = since ? since.hidden : hiddenSums(snaps, q, changed);
+  if (since) changed.push(...since.changed);
+  // Each channel laid out from the head on by its entries' lengths (its line and close read, no search).
+  let lays: ChannelLayout[] | null | undefined;
+  const layout = () => (lays === undefined ? (lays = channelLayouts(text, index)) : lays);
   let leftOut: CutIndex | undefined;
   if (snaps.some((_, k) => hidden[k] !== index.listings[k].hidden)) {
     // A priority changed where the answer does not show it: still left out, or evaluated again.
     const was = more.cut?.();
     const wasHidden = index.listings.map((x) => x.hidden);
-    const now = was && stillLeftOut(home, was, { text, quads: q, channels: index.channels, wasHidden, hidden, listings, snaps, holder });
+    const nr = CHANNELS.length - 1;
+    const lastShown = () => {
+      const lay = layout()?.[nr];
+      const count = index.channels[nr][0];
+      const first = index.channels.slice(0, nr).reduce((n, [shown]) => n + shown, 0);
+      return lay && count ? entryIn(text, lay, count - 1, shownId(listings, q, PER * (first + count - 1))) : null;
+    };
+    const now = was && stillLeftOut(home, was, { lastShown, quads: q, channels: index.channels, wasHidden, hidden, listings, snaps, holder });
     if (!now) return null;
     leftOut = now;
   }
@@ -215,9 +269,11 @@ export function currentTitles(home: Home, answer: () => Buffer | null, index: Ti
   const listed = index.listings.map((x, k) => ({ ...x, titles: snaps[k].sums[1], prios: snaps[k].sums[2], hidden: hidden[k] }));
   // (A title changed where the answer does not show it, or a priority where it stays out of it.)
   if (!changed.length) return { parts: [], index: { ...index, listings: listed }, patched: 0, reindexed: true, ...(leftOut ? { cut: leftOut } : {}) };
+  const ls = layout();
+  if (!ls) return null;
   const quads = q.slice();
   const read = new Map<string, { title: string; priority: string | null }>();
-  const parts: Buffer[] = [];
+  const parts: Part[] = [];
   let from = 0;
   let first = 0;
   let next = 0;
@@ -226,15 +282,35 @@ export function currentTitles(home: Home, answer: () => Buffer | null, index: Ti
     const mine: number[] = [];
     while (next < changed.length && changed[next] < first + count) mine.push(changed[next++] - first);
     if (mine.length) {
-      const ch = channelText(text, CHANNELS[c], count, quads, first);
-      if (!ch || ch.start < from) return null;
-      const patched = patchChannel(home, text, ch, mine, { quads, first, listings, snaps, holder, cut, read });
+      const lay = ls[c];
+      const patched = patchChannel(home, text, lay, mine, { quads, first, listings, snaps, holder, cut, read });
       if (!patched) return null;
-      parts.push(text.subarray(from, ch.start), ...patched);
-      from = ch.end;
+      parts.push(...text.parts(from, lay.at[0]), ...patched);
+      from = lay.at[count] - 2;
     }
     first += count;
   }
-  parts.push(text.subarray(from));
+  parts.push(...text.parts(from, text.length));
   return { parts, index: { ...index, listings: listed, quads }, patched: read.size, reindexed: true, ...(leftOut ? { cut: leftOut } : {}) };
+}
+
+/** Where the answer's head ends: the newline before its first channel's line (within its first 16 KB). */
+const HEAD_END = Buffer.from('\n  "runnable": ');
+
+/** Every channel of the answer laid out (frontier-entry-text.ts channelLayout), each after the one before; null when the text is not so. */
+function channelLayouts(text: AnswerText, index: TitleIndex): ChannelLayout[] | null {
+  const headEnd = text.bytes(0, 16 * 1024).indexOf(HEAD_END);
+  if (headEnd < 1) return null;
+  const lays: ChannelLayout[] = [];
+  let mark = headEnd;
+  let first = 0;
+  for (let c = 0; c < CHANNELS.length; c++) {
+    const count = index.channels[c][0];
+    const lay = channelLayout(text, mark, CHANNELS[c], count, index.quads, first);
+    if (!lay) return null;
+    lays.push(lay);
+    mark = lay.next;
+    first += count;
+  }
+  return lays;
 }

@@ -2,7 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { project } from '../helpers/cli.js';
 import { entryOrderKey, type Frontier } from '../../src/core/frontier.js';
-import { currentTitles, titleIndexOf } from '../../src/store/frontier-titles.js';
+import { currentTitles, titleIndexOf, type TitlePatch } from '../../src/store/frontier-titles.js';
+import { bufferText } from '../../src/store/answer-text.js';
 import { addHash, prioHash, titleHash } from '../../src/store/graph-index.js';
 import { openHome } from '../../src/store/home.js';
 import { listAll, type Listing } from '../../src/store/work-listing.js';
@@ -21,6 +22,9 @@ function snapshotOf(names: string[], s: Shown) {
  * items, an answer showing them in the frontier's order, and the snapshot's title and priority hashes
  * as the frontier keeps them.
  */
+/** A patch's parts as one text (a text held whole gives no file ranges). */
+const joined = (r: TitlePatch) => Buffer.concat(r.parts as Buffer[]);
+
 async function setup(opts: { cut?: number } = {}) {
   const p = await project();
   const a = await p.create('first', ['--priority', 'P1']);
@@ -58,11 +62,11 @@ describe('the entry index of a cached frontier answer', () => {
     const { home, listing, a, shown, snap, answer, index, edit } = await setup();
     const now = { ...shown, [a]: { ...shown[a], title: 'a "quoted" \\ título' } };
     edit(a, 'title', now[a].title);
-    const r = currentTitles(home, () => answer(shown), index, [listing], snap(now), 'agent:main')!;
+    const r = currentTitles(home, () => bufferText(answer(shown)), index, [listing], snap(now), 'agent:main')!;
     expect(r.patched).toBe(1);
-    expect(Buffer.concat(r.parts).toString()).toBe(answer(now).toString());
+    expect(joined(r).toString()).toBe(answer(now).toString());
     // The index it returns vouches for the new title: checked again, nothing more to patch.
-    expect(currentTitles(home, () => Buffer.concat(r.parts), r.index, [listing], snap(now), 'agent:main')).toMatchObject({ patched: 0 });
+    expect(currentTitles(home, () => bufferText(joined(r)), r.index, [listing], snap(now), 'agent:main')).toMatchObject({ patched: 0 });
   });
 
   it('moves an entry whose priority changed to its place, the same bytes a fresh answer has', async () => {
@@ -71,20 +75,20 @@ describe('the entry index of a cached frontier answer', () => {
     const now = { ...shown, [a]: { ...shown[a], priority: 'P4' }, [c]: { ...shown[c], priority: 'P0' } };
     edit(a, 'priority', 'P4');
     edit(c, 'priority', 'P0');
-    const r = currentTitles(home, () => answer(shown), index, [listing], snap(now), 'agent:main')!;
+    const r = currentTitles(home, () => bufferText(answer(shown)), index, [listing], snap(now), 'agent:main')!;
     expect(r.patched).toBe(2);
-    expect(Buffer.concat(r.parts).toString()).toBe(answer(now).toString());
-    expect(JSON.parse(Buffer.concat(r.parts).toString()).runnable.map((e: any) => e.priority)).toEqual(['P0', 'P2', 'P4']);
-    expect(currentTitles(home, () => Buffer.concat(r.parts), r.index, [listing], snap(now), 'agent:main')).toMatchObject({ patched: 0 });
+    expect(joined(r).toString()).toBe(answer(now).toString());
+    expect(JSON.parse(joined(r).toString()).runnable.map((e: any) => e.priority)).toEqual(['P0', 'P2', 'P4']);
+    expect(currentTitles(home, () => bufferText(joined(r)), r.index, [listing], snap(now), 'agent:main')).toMatchObject({ patched: 0 });
     // The next patch finds the entries by the lengths this one recorded (a wrong one: by a search).
     const again = { ...now, [a]: { ...now[a], priority: 'P1' } };
     edit(a, 'priority', 'P1');
     const wrong = { ...r.index, quads: r.index.quads.slice() };
     wrong.quads[4] += 3;
     for (const index2 of [r.index, wrong]) {
-      const r2 = currentTitles(home, () => Buffer.concat(r.parts), index2, [listing], snap(again), 'agent:main')!;
+      const r2 = currentTitles(home, () => bufferText(joined(r)), index2, [listing], snap(again), 'agent:main')!;
       expect(r2.patched).toBe(1);
-      expect(Buffer.concat(r2.parts).toString()).toBe(answer(again).toString());
+      expect(joined(r2).toString()).toBe(answer(again).toString());
     }
   });
 
@@ -93,32 +97,32 @@ describe('the entry index of a cached frontier answer', () => {
     const now = { ...shown, [a]: { ...shown[a], title: 'second' }, [b]: { ...shown[b], title: 'first' } };
     edit(a, 'title', 'second');
     edit(b, 'title', 'first');
-    const r = currentTitles(home, () => answer(shown), index, [listing], snap(now), 'agent:main')!;
+    const r = currentTitles(home, () => bufferText(answer(shown)), index, [listing], snap(now), 'agent:main')!;
     expect(r.patched).toBe(2);
-    expect(Buffer.concat(r.parts).toString()).toBe(answer(now).toString());
+    expect(joined(r).toString()).toBe(answer(now).toString());
   });
 
   it('patches nothing for a title changed where the answer does not show it, and vouches for the new sums', async () => {
     const { home, listing, c, shown, snap, answer, index, edit } = await setup({ cut: 1 });
     const now = { ...shown, [c]: { ...shown[c], title: 'not shown' } };
     edit(c, 'title', 'not shown');
-    const r = currentTitles(home, () => answer(shown), index, [listing], snap(now), 'agent:main')!;
+    const r = currentTitles(home, () => bufferText(answer(shown)), index, [listing], snap(now), 'agent:main')!;
     // Nothing patched: no parts (the answer is reused as it is stored), a new index.
     expect(r).toMatchObject({ parts: [], patched: 0, reindexed: true });
-    expect(currentTitles(home, () => answer(shown), r.index, [listing], snap(now), 'agent:main')).toMatchObject({ patched: 0, reindexed: false });
+    expect(currentTitles(home, () => bufferText(answer(shown)), r.index, [listing], snap(now), 'agent:main')).toMatchObject({ patched: 0, reindexed: false });
   });
 
   it('cannot say when an entry would move past the end of a channel its cap cut', async () => {
     const { home, listing, a, shown, snap, answer, index, edit } = await setup({ cut: 1 });
     edit(a, 'priority', 'P4');
-    expect(currentTitles(home, () => answer(shown), index, [listing], snap({ ...shown, [a]: { ...shown[a], priority: 'P4' } }), 'agent:main')).toBeNull();
+    expect(currentTitles(home, () => bufferText(answer(shown)), index, [listing], snap({ ...shown, [a]: { ...shown[a], priority: 'P4' } }), 'agent:main')).toBeNull();
   });
 
   it('cannot say when the priority of an item it does not show changed', async () => {
     const { home, listing, c, shown, snap, answer, index, edit } = await setup({ cut: 1 });
     // The third is cut: at P0 it belongs first, which only an evaluation can show.
     edit(c, 'priority', 'P0');
-    expect(currentTitles(home, () => answer(shown), index, [listing], snap({ ...shown, [c]: { ...shown[c], priority: 'P0' } }), 'agent:main')).toBeNull();
+    expect(currentTitles(home, () => bufferText(answer(shown)), index, [listing], snap({ ...shown, [c]: { ...shown[c], priority: 'P0' } }), 'agent:main')).toBeNull();
   });
 
   it('cannot say (the answer is evaluated again) when the names are listed in another order', async () => {
@@ -126,23 +130,23 @@ describe('the entry index of a cached frontier answer', () => {
     const names = [...listing.names].reverse();
     const other = { ...listing, names, joined: names.join('\n') } as Listing;
     const snap = { main: snapshotOf(names, shown) };
-    expect(currentTitles(home, () => answer(shown), index, [other], snap, 'agent:main')).toBeNull();
+    expect(currentTitles(home, () => bufferText(answer(shown)), index, [other], snap, 'agent:main')).toBeNull();
   });
 
   it('cannot say when the file holds yet another title or priority than the snapshot says', async () => {
     const { home, listing, a, shown, snap, answer, index, edit } = await setup();
     edit(a, 'title', 'changed again');
-    expect(currentTitles(home, () => answer(shown), index, [listing], snap({ ...shown, [a]: { ...shown[a], title: 'renamed once' } }), 'agent:main')).toBeNull();
+    expect(currentTitles(home, () => bufferText(answer(shown)), index, [listing], snap({ ...shown, [a]: { ...shown[a], title: 'renamed once' } }), 'agent:main')).toBeNull();
     edit(a, 'title', 'first');
     edit(a, 'priority', 'P0');
-    expect(currentTitles(home, () => answer(shown), index, [listing], snap({ ...shown, [a]: { ...shown[a], priority: 'P4' } }), 'agent:main')).toBeNull();
+    expect(currentTitles(home, () => bufferText(answer(shown)), index, [listing], snap({ ...shown, [a]: { ...shown[a], priority: 'P4' } }), 'agent:main')).toBeNull();
   });
 
   it('cannot say when the entry is not in the answer where entries are written', async () => {
     const { home, listing, a, shown, snap, index, edit } = await setup();
     edit(a, 'title', 'renamed');
     const flat = Buffer.from(JSON.stringify({ runnable: Object.keys(shown).map((id) => ({ id, title: shown[id].title })) }));
-    expect(currentTitles(home, () => flat, index, [listing], snap({ ...shown, [a]: { ...shown[a], title: 'renamed' } }), 'agent:main')).toBeNull();
+    expect(currentTitles(home, () => bufferText(flat), index, [listing], snap({ ...shown, [a]: { ...shown[a], title: 'renamed' } }), 'agent:main')).toBeNull();
   });
 });
 

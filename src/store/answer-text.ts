@@ -1,0 +1,134 @@
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+
+/**
+ * A stored frontier answer's text (the bytes after its token line), read where it is used. At 10,000
+ * items the answer is 1.5 MB (7.5 MB at 50,000): a patch of a title or a priority reads the few
+ * entries it changes or checks, and a new answer made from it copies the rest from file to file
+ * through one small buffer (partChunks), where reading it whole into fresh memory cost a page fault
+ * per 4 KB and a copy of it all.
+ */
+export interface AnswerText {
+  readonly length: number;
+  /** Bytes [a, b) of the text, clipped to it: a view where they were read, else a small read. */
+  bytes(a: number, b: number): Buffer;
+  /** Text [a, b) as parts of a new answer: views where it was read, a range of the file after that. */
+  parts(a: number, b: number): Part[];
+  /** Bytes [a, b) read into `buf` (b - a at most its length), or a view where they were read. */
+  into(buf: Buffer, a: number, b: number): Buffer;
+  /** The whole text, read on first need (a search where the index does not know where entries are). */
+  all(): Buffer;
+  /** Whether ranges of the file are in its parts (then it is open until `close`). */
+  readonly sparse: boolean;
+  close(): void;
+}
+
+/** Bytes [from, to) of an answer's text, copied from its file when the new answer is written. */
+export class TextRange {
+  constructor(readonly from: number, readonly to: number) {}
+  get length(): number {
+    return this.to - this.from;
+  }
+}
+
+export type Part = Buffer | TextRange;
+
+/** A text held whole in memory. */
+export function bufferText(text: Buffer): AnswerText {
+  const clip = (n: number) => Math.max(0, Math.min(n, text.length));
+  return {
+    length: text.length,
+    bytes: (a, b) => text.subarray(clip(a), clip(b)),
+    parts: (a, b) => [text.subarray(clip(a), clip(b))],
+    into: (_, a, b) => text.subarray(clip(a), clip(b)),
+    all: () => text,
+    sparse: false,
+    close: () => undefined,
+  };
+}
+
+/**
+ * The answer in the file at `path` under `token`, of which `head` (the file's first bytes, the token
+ * line's included) was read already; null when the file is not that answer any more. The file stays
+ * open (an answer another call stores meanwhile is a new file renamed over this one) until `close`.
+ */
+export function fileText(path: string, token: string, head: Buffer): AnswerText | null {
+  const start = Buffer.byteLength(token) + 1;
+  if (head.length < start || head.toString('latin1', 0, start) !== `${token}\n`) return null;
+  let fd: number | null;
+  let size: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    size = fstatSync(fd).size;
+    const line = Buffer.allocUnsafe(start);
+    if (size < head.length || readSync(fd, line, 0, start, 0) !== start || !line.equals(head.subarray(0, start))) throw new Error('another answer');
+  } catch {
+    closeSync(fd);
+    return null;
+  }
+  const length = size - start;
+  let known = head.subarray(start);
+  let whole = false;
+  const clip = (n: number) => Math.max(0, Math.min(n, length));
+  const readTo = (buf: Buffer, a: number, b: number): Buffer => {
+    let n = 0;
+    for (let got = 1; got > 0 && n < b - a; n += got) got = readSync(fd!, buf, n, b - a - n, start + a + n);
+    if (n !== b - a) throw new Error('the stored answer is shorter than it was');
+    return buf.subarray(0, n);
+  };
+  const read = (a: number, b: number): Buffer => readTo(Buffer.allocUnsafe(b - a), a, b);
+  return {
+    length,
+    bytes(a, b) {
+      a = clip(a);
+      b = clip(b);
+      return b <= known.length ? known.subarray(a, b) : read(a, b);
+    },
+    parts(a, b) {
+      a = clip(a);
+      b = clip(b);
+      if (b <= known.length) return [known.subarray(a, b)];
+      return a < known.length ? [known.subarray(a), new TextRange(known.length, b)] : [new TextRange(a, b)];
+    },
+    into(buf, a, b) {
+      a = clip(a);
+      b = clip(b);
+      return b <= known.length ? known.subarray(a, b) : readTo(buf, a, b);
+    },
+    all() {
+      if (!whole) {
+        known = read(0, length);
+        whole = true;
+      }
+      return known;
+    },
+    get sparse() {
+      return !whole;
+    },
+    close() {
+      if (fd !== null) closeSync(fd);
+      fd = null;
+    },
+  };
+}
+
+const CHUNK = 64 * 1024;
+
+/**
+ * The bytes of `parts` in order, a range of `text`'s file given in chunks of one reused buffer: each
+ * chunk is valid only until the next is asked for (writeCache writes each part before it asks).
+ */
+export function* partChunks(parts: Iterable<Part>, text: AnswerText): Generator<Buffer> {
+  let buf: Buffer | null = null;
+  for (const p of parts) {
+    if (!(p instanceof TextRange)) {
+      yield p;
+      continue;
+    }
+    buf ??= Buffer.allocUnsafeSlow(CHUNK);
+    for (let at = p.from; at < p.to; at += CHUNK) yield text.into(buf, at, Math.min(p.to, at + CHUNK));
+  }
+}

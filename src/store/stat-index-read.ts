@@ -122,12 +122,15 @@ function closeUnread(idx: object, u: Unread, broken?: string): void {
   u.fd = -1;
 }
 
-/** Reads `length` bytes of a snapshot's numbers at `offset` into its buffer; throws, and marks it broken, where they cannot be. */
-function readNumbers(idx: object, u: Unread, offset: number, length: number): void {
+/**
+ * Reads `length` bytes of a snapshot's numbers at `offset` into its buffer (or into `into`, whole);
+ * throws, and marks it broken, where they cannot be.
+ */
+function readNumbers(idx: object, u: Unread, offset: number, length: number, into?: Uint8Array): void {
   if (u.broken) throw new Error(u.broken);
   let ok = false;
   try {
-    ok = readFully(u.fd, u.bytes, offset, length, u.at + offset);
+    ok = into ? readFully(u.fd, into, 0, into.length, u.at + offset) : readFully(u.fd, u.bytes, offset, length, u.at + offset);
   } catch {
     // Said below.
   }
@@ -194,6 +197,37 @@ function hashAlone(snap: Titled, a: number, i: number): number | undefined {
   if (!u || !(Number.isInteger(i) && i >= 0 && i < n)) return undefined;
   readAlone(snap, u, n, a * n + i, 1);
   return u.numbers[a * n + i];
+}
+
+const COPY_CHUNK = 64 * 1024;
+
+/**
+ * The bytes of a snapshot whose numbers were not read whole, as it is now: `buf` (what was read of
+ * its file: the head, the names, the sums, the name starts and the NaN bits, all kept up to date in
+ * place), and `chunks`, the file's bytes from its numbers on, in order: the numbers copied from its
+ * file through one small buffer with those read alone (and patched since: graph-index.ts quickDigest)
+ * put over them, then the rest from `buf`. Each chunk is valid until the next is asked for. Null
+ * where the numbers were read whole (its arrays hold them), or cannot be read.
+ */
+export function unreadBytes(idx: StatIndex): { buf: Buffer; chunks: () => Generator<Uint8Array> } | null {
+  const u = unread.get(idx);
+  const buf = idx.read?.buf;
+  if (!u || u.broken || !buf || u.fd < 0) return null;
+  const end = u.at + u.bytes.length;
+  const alone = [...u.alone].sort((a, b) => a - b);
+  function* chunks(): Generator<Uint8Array> {
+    const scratch = Buffer.allocUnsafeSlow(COPY_CHUNK);
+    let k = 0;
+    for (let a = 0; a < u!.bytes.length; a += COPY_CHUNK) {
+      const n = Math.min(COPY_CHUNK, u!.bytes.length - a);
+      readNumbers(idx, u!, a, 0, scratch.subarray(0, n));
+      // The numbers read alone, as they are in memory now (8 bytes each, never across a chunk: 64 KB is 8-aligned).
+      for (; k < alone.length && 8 * alone[k] < a + n; k++) scratch.set(u!.bytes.subarray(8 * alone[k], 8 * alone[k] + 8), 8 * alone[k] - a);
+      yield scratch.subarray(0, n);
+    }
+    yield buf!.subarray(end);
+  }
+  return { buf, chunks };
 }
 
 /**

@@ -4,7 +4,7 @@ import { contentHash } from './graph-entry.js';
 import { nanFiles } from './nan-files.js';
 import { listingDigest } from './listing-digest.js';
 import { bitBytes, DIGEST, FIXED, headEnd, layout, MAGIC, pad8, PER_FILE, SIG, SUMS } from './stat-index-layout.js';
-import { startsOf } from './stat-index-read.js';
+import { startsOf, unreadBytes } from './stat-index-read.js';
 
 export { bytesNames, prioOf, readStatIndex, rowOf, startsOf, statsOf, titleOf } from './stat-index-read.js';
 
@@ -163,6 +163,7 @@ function putHead(buf: Buffer, count: number, namesLen: number, stamp: Buffer, ma
  * a copy: a copy's getters would decode the names of one read, 650 KB at 50,000 files, for nothing).
  */
 export function writeStatIndex(path: string, idx: StatIndex, stamp: string, tmpDir: string, digest?: string, markText = idx.mark): void {
+  if (digest !== undefined && writeUnread(path, idx, stamp, tmpDir, digest, markText)) return;
   const stats = idx.stats.subarray(0, idx.count * 4);
   const sum = digest ?? listingDigest(idx.names, stats);
   const st = Buffer.from(stamp, 'utf8');
@@ -193,6 +194,32 @@ export function writeStatIndex(path: string, idx: StatIndex, stamp: string, tmpD
   buf.set(new Uint8Array(starts.buffer, starts.byteOffset, (idx.count + 1) * 4), startsAt);
   putNanBits(stats, buf.subarray(bitsAt));
   writeCache(path, buf, tmpDir);
+}
+
+/**
+ * A snapshot whose numbers were not read whole written again without reading them into memory: its
+ * head anew (the same lengths) over what was read, the rest as it is now (stat-index-read.ts
+ * unreadBytes: the numbers copied from its old file with the few patched since put over them; the
+ * NaN bits kept by setNanBit as they were patched). At 50,000 files its numbers are 2.8 MB that a
+ * call told of one changed file by the index keeper would otherwise read to write them again. False
+ * where it cannot (read whole, another stamp or layout, a mark of another length).
+ */
+function writeUnread(path: string, idx: StatIndex, stamp: string, tmpDir: string, digest: string, markText: string): boolean {
+  const r = unreadBytes(idx);
+  const l = r && idx.read?.as === idx ? layout(r.buf, r.buf.length, stamp) : null;
+  if (!r || !l || l.count !== idx.count || !idx.nanBits) return false;
+  const st = Buffer.from(stamp, 'utf8');
+  const mark = Buffer.from(markText, 'utf8');
+  // The head and the names, padded to where the numbers start (the mark's length may have changed).
+  const head = FIXED + st.length + mark.length + DIGEST + SIG;
+  const before = Buffer.alloc(pad8(head + l.namesLen));
+  putHead(before, idx.count, l.namesLen, st, mark, digest, snapshotSig(idx));
+  r.buf.copy(before, head, l.head, l.head + l.namesLen);
+  writeCache(path, (function* () {
+    yield before;
+    yield* r.chunks();
+  })(), tmpDir);
+  return true;
 }
 
 /**

@@ -246,8 +246,13 @@ describe('the frontier fast path', () => {
     expect(of('written through a hard link')).toMatch(/main: kept, [1-9]\d* of/);
     expect(of('work folder replaced')).toMatch(/main: every file stat'ed \((folder not watched|snapshot older than the watch)\)/);
     expect(of('edit in the new folder')).toMatch(/main: kept/);
-    // A new title is patched into the cached answer, not evaluated again.
+    // A new title is patched into the cached answer, not evaluated again. The first patch after an
+    // evaluation finds where the entries are by a search of the whole text; the next one reads the
+    // answer only where it patches it and copies the rest from its file (store/answer-text.ts), and
+    // writes the snapshot's numbers back without reading them all (stat-index.ts writeUnread).
     expect(of('holon edit --title')).toMatch(/frontier: reused with 1 entry patched/);
+    expect(of('title by hand')).toMatch(/frontier: reused with 1 entry patched\nholon: index: frontier: the answer's first 16384 bytes read, the rest copied from its file/);
+    expect(of('title by hand')).not.toMatch(/numbers read whole/);
     expect(of('title of an item not shown')).toMatch(/frontier: reused \(same digest, same titles\)/);
     expect(of('title of an entry shown twice')).toMatch(/frontier: reused with 1 entry patched/);
     // So is a new priority, the entry moved to its place.

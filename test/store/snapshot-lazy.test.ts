@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { GRAPH_STAMP } from '../../src/store/graph-index.js';
 import { nanFiles } from '../../src/store/nan-files.js';
 import { bytesNames, nanFilesOf, prioOf, readStatIndex, rowOf, setNanBit, startsOf, statsOf, titleOf, writeStatIndex, type StatIndex } from '../../src/store/stat-index.js';
-import { OPEN_MAX } from '../../src/store/stat-index-read.js';
+import { OPEN_MAX, unreadBytes } from '../../src/store/stat-index-read.js';
 import { namesOfSnapshot, snapshotNames } from '../../src/store/work-listing.js';
 import { tempDir } from '../helpers/cli.js';
 
@@ -88,6 +88,39 @@ describe('a snapshot\'s numbers', () => {
     expect(() => statsOf(read, 200)).toThrow(/did not read as it was written/);
     // What was read before stays what it read.
     expect([...statsOf(read, 0)]).toEqual(first);
+  });
+
+  it('are written back without being read whole: copied from the old file, the patched ones put over them', () => {
+    const dir = tempDir();
+    const path = join(dir, 'graph-main.idx');
+    // 3,000 files: 168 KB of numbers, copied in several chunks.
+    const n = 3000;
+    const first = snapshot(n, 7, [5]);
+    first.titles = Float64Array.from({ length: n }, (_, i) => i + 0.5);
+    first.prios = Float64Array.from({ length: n }, (_, i) => 2 * i);
+    writeStatIndex(path, first, GRAPH_STAMP, dir, 'd'.repeat(40));
+    const read = readStatIndex(path, GRAPH_STAMP)!;
+    // Patched as quickDigest patches a file it read again: its row, its bit, the sums.
+    const want = { stats: new Float64Array(first.stats), hashes: new Float64Array(first.hashes), titles: new Float64Array(first.titles), prios: new Float64Array(first.prios) };
+    for (const i of [0, 5, 2047, 2048, n - 1]) {
+      const row = rowOf(read, i);
+      row.stats.set([i, i, i, i], 4 * i);
+      row.titles[i] = -i;
+      row.prios[i] = -2 * i;
+      setNanBit(read, i, false);
+      want.stats.set([i, i, i, i], 4 * i);
+      want.titles[i] = -i;
+      want.prios[i] = -2 * i;
+    }
+    read.sums[1] = 42;
+    // Under a mark of another length: the numbers move in the file.
+    writeStatIndex(path, read, GRAPH_STAMP, dir, 'e'.repeat(40), 'e12:345678');
+    expect(unreadBytes(read)).not.toBeNull();
+    const again = readStatIndex(path, GRAPH_STAMP)!;
+    expect([again.mark, again.digest, again.names, again.sums[1]]).toEqual(['e12:345678', 'e'.repeat(40), first.names, 42]);
+    expect(nanFilesOf(again)).toEqual([]);
+    for (const k of ['stats', 'hashes', 'titles', 'prios'] as const) expect(Buffer.from(again[k].buffer, again[k].byteOffset, again[k].byteLength).equals(Buffer.from(want[k].buffer)), k).toBe(true);
+    expect(nanFiles(again.stats)).toEqual([]);
   });
 
   it('keep their NaN bits as they are patched and written back', () => {

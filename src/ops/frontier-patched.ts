@@ -1,6 +1,7 @@
 import type { Entry, Listing } from '../store/graph-index.js';
 import { refreshFailing } from '../store/index-keeper-files.js';
-import { readCut, readDeps, readTitleIndex, storeFrontier, type CachedFrontier, type FrontierView } from '../store/frontier-cache.js';
+import { openAnswerText, readAnswerText, readCut, readDeps, readTitleIndex, storeFrontier, withNow, type CachedFrontier, type FrontierView } from '../store/frontier-cache.js';
+import { partChunks, TextRange, type AnswerText, type Part } from '../store/answer-text.js';
 import type { PatchInput, PatchPlan } from '../store/frontier-patch-plan.js';
 import type { VerdictPatch } from '../store/frontier-patch.js';
 import type { Home } from '../store/home.js';
@@ -21,14 +22,15 @@ export type VerdictArgs = { agent: string; holder: string; view: FrontierView; p
 
 /**
  * The previous answer with the verdicts of the changed items and of the items reading them evaluated
- * again (store/frontier-patch.ts); null when it cannot be patched, and the graph is evaluated.
+ * again (store/frontier-patch.ts); null when it cannot be patched, and the graph is evaluated. `src`:
+ * the answer read where the patch uses it (then `x.prev` may hold its start alone), for one stored now.
  */
-export async function withVerdicts(ctx: OpsCtx, x: VerdictArgs, store: boolean): Promise<Answer | null> {
+export async function withVerdicts(ctx: OpsCtx, x: VerdictArgs, store: boolean, src?: AnswerText): Promise<Answer | null> {
   codePath('verdicts');
   const input = patchInput(ctx, x);
   if (!input) return null;
   const { patchVerdicts } = await import('../store/frontier-patch.js');
-  return patched(ctx.home(), patchVerdicts, x, { ...input, text: x.prev.bytes.subarray(x.prev.start) }, store);
+  return patched(ctx.home(), patchVerdicts, x, { ...input, text: x.prev.bytes.subarray(x.prev.start), ...(src ? { src } : {}) }, store);
 }
 
 /** What a verdict patch reads beside the answer's text (its read index, entry index and cut); null when one is missing. */
@@ -53,14 +55,34 @@ type Patcher = (home: Home, x: PatchInput, plan?: PatchPlan) => VerdictPatch | n
  * The patched answer, stored unless `store` is false (left to the keeper: leftToKeeper; `keep` then
  * stores it after all); null when it cannot be patched.
  */
-function patched(home: Home, patchVerdicts: Patcher, x: VerdictArgs, input: PatchInput, store: boolean, plan?: PatchPlan): (Answer & { parts: Buffer[] }) | null {
+function patched(home: Home, patchVerdicts: Patcher, x: VerdictArgs, input: PatchInput, store: boolean, plan?: PatchPlan): Answer | null {
   const done = patchVerdicts(home, input, plan);
   if (!done) return null;
   trace(`frontier: patched (${done.evaluated} item${done.evaluated === 1 ? '' : 's'} evaluated again)${store ? '' : '; the index keeper stores the answer'}`);
   const header = { ...done.header, fp: x.fp, gfp: x.gfp };
-  const keep = () => storeFrontier(home, x.agent, x.view, header, done.parts, done.index, done.deps);
-  if (!store) return { parts: done.parts, header: { ...header, token: '' }, keep: () => void keep() };
-  return { parts: done.parts, header: { ...header, token: keep() } };
+  const src = input.src;
+  const keep = () => storeFrontier(home, x.agent, x.view, header, src ? partChunks(done.parts, src) : (done.parts as Buffer[]), done.index, done.deps);
+  // (Not stored now: read whole, no ranges in it. See withVerdicts.)
+  if (!store) return { parts: done.parts as Buffer[], header: { ...header, token: '' }, keep: () => void keep() };
+  const token = keep();
+  return { ...storedAnswer(home, x.agent, x.view, done.parts, src, token), header: { ...header, token } };
+}
+
+/**
+ * An answer just stored under `token` as `parts` (ranges of the old answer's file among them where it
+ * was read through `text`: store/answer-text.ts): the parts themselves where they are all in memory;
+ * else their start, up to the first range, and the rest read or copied from the file just stored
+ * (`rest`, `tail`: null once another answer is stored), so that nothing holds the whole text. `now`:
+ * the `now` the stored text has and this call's, for the start as printed.
+ */
+export function storedAnswer(home: Home, agent: string, view: FrontierView, parts: Part[], text: AnswerText | undefined, token: string, now?: [string, string]): Pick<Answer, 'parts' | 'rest' | 'tail'> {
+  const lead = parts.findIndex((p) => p instanceof TextRange);
+  // (Never a range first where the start of the text was read; joined if it were.)
+  const start = lead < 0 ? (parts as Buffer[]) : lead > 0 ? (parts.slice(0, lead) as Buffer[]) : [Buffer.concat(Array.from(partChunks(parts, text!), (b) => Buffer.from(b)))];
+  const printed = now ? withNow(start, now[0], now[1]) : start;
+  if (lead <= 0) return { parts: printed };
+  const at = Buffer.byteLength(token) + 1 + start.reduce((n, p) => n + p.length, 0);
+  return { parts: printed, rest: () => readAnswerText(home, agent, view, token), tail: () => openAnswerText(home, agent, view, token, at) };
 }
 
 /**
@@ -102,7 +124,7 @@ export async function topAfterChange(ctx: OpsCtx, x: VerdictArgs, whole: Whole):
     const full = whole.get();
     // The same plan as the top's: the same verdicts, whatever changed on disk since.
     const done = full && patched(home, patchVerdicts, { ...x, prev: full }, { ...input, text: full.bytes.subarray(full.start) }, false, top.plan);
-    return done ? Buffer.concat(done.parts) : null;
+    return done ? Buffer.concat(done.parts as Buffer[]) : null;
   };
   return { parts: top.parts, rest };
 }

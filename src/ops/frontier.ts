@@ -5,14 +5,14 @@ import { iso } from '../core/time.js';
 import { NOT_RUNNABLE_SHOWN } from '../core/frontier-codes.js';
 import { frontierFingerprint, graphFingerprint, headerFor, openAnswerText, readAnswerText, readCachedFrontier, readCut, readDeps, readTitleIndex, restampFrontier, reuseParts, stillValid, storeCut, storeFrontier, storeTitleIndex, storedText, withNow, type CachedFrontier, type FrontierHeader, type FrontierView, type TextCopy } from '../store/frontier-cache.js';
 import { currentTitles, titleIndexOf, type Since } from '../store/frontier-titles.js';
-import { partChunks, TextRange, type AnswerText } from '../store/answer-text.js';
+import { partChunks, type AnswerText } from '../store/answer-text.js';
 import type { Titled } from '../store/stat-index.js';
 import { quickDigest, type Entry, type Listing } from '../store/graph-index.js';
 import type { Home } from '../store/home.js';
 import { listKept, type KeeperSeen } from '../store/kept-listing.js';
 import { beforeLongWork } from '../runtime/compile-mode.js';
 import { codePath } from '../store/code-paths.js';
-import { leftToKeeper, topAfterChange, withVerdicts } from './frontier-patched.js';
+import { leftToKeeper, storedAnswer, topAfterChange, withVerdicts } from './frontier-patched.js';
 import { trace } from '../store/trace.js';
 import type { OpsCtx } from './context.js';
 import { holderOf } from './holder.js';
@@ -103,12 +103,9 @@ type StoredHeader = Omit<FrontierHeader, 'v'>;
 
 /** `rest` and `tail` of a stored answer of which only the start was read (none for one read whole). */
 function restOf(home: Home, agent: string, view: FrontierView, c: CachedFrontier): Pick<Answer, 'rest' | 'tail'> {
-  return c.partial ? restFrom(home, agent, view, c.header.token, c.bytes.length) : {};
-}
-
-/** `rest` and `tail` of the stored answer under `token`, whose file's first `at` bytes are in the parts given. */
-function restFrom(home: Home, agent: string, view: FrontierView, token: string, at: number): Pick<Answer, 'rest' | 'tail'> {
-  return { rest: () => readAnswerText(home, agent, view, token), tail: () => openAnswerText(home, agent, view, token, at) };
+  if (!c.partial) return {};
+  const { token } = c.header;
+  return { rest: () => readAnswerText(home, agent, view, token), tail: () => openAnswerText(home, agent, view, token, c.bytes.length) };
 }
 
 /**
@@ -251,13 +248,20 @@ async function answerFor(ctx: OpsCtx, view: FrontierView, at: At, head?: number)
       if (!same) trace('frontier: not patched (the snapshot is not the one the answer was made on)');
       const top = same && toKeeper && at.pick ? await topAfterChange(ctx, args, whole!) : null;
       if (top) return top;
-      const full = same && whole!.get();
-      const patched = full && (await withVerdicts(ctx, { ...args, prev: full }, !toKeeper));
-      if (patched && patched.keep) {
-        const keep = patched.keep;
-        patched.keep = () => (storeSnapshots(), keep());
+      // Stored now: the answer read where the patch uses it, the rest copied from its file
+      // (store/answer-text.ts). Left to the keeper: read whole (what is printed or cut holds it all).
+      const src = same && !toKeeper ? storedText(home, agent, view, whole!.read() ?? prev) : null;
+      try {
+        const full = same && (src ? prev : whole!.get());
+        const patched = full && (src || !full.partial) && (await withVerdicts(ctx, { ...args, prev: full }, !toKeeper, src ?? undefined));
+        if (patched && patched.keep) {
+          const keep = patched.keep;
+          patched.keep = () => (storeSnapshots(), keep());
+        }
+        if (patched) return patched;
+      } finally {
+        src?.close();
       }
-      if (patched) return patched;
       storeSnapshots();
     }
   }
@@ -365,13 +369,7 @@ function withTitles(home: Home, agent: string, holder: string, view: FrontierVie
     // Stored as it was made (its `now` the header's), printed with this call's.
     const { token: _, ...header } = { ...prev.header, fp };
     const token = storeFrontier(home, agent, view, header, partChunks(current.parts, text!), current.index);
-    const stored = { ...header, token };
-    const lead = current.parts.findIndex((p) => p instanceof TextRange);
-    // (Never a range first: the start of the text was read.)
-    if (lead <= 0) return { parts: withNow(lead ? (current.parts as Buffer[]) : [Buffer.concat(Array.from(partChunks(current.parts, text!), (b) => Buffer.from(b)))], prev.header.now, nowIso), header: stored };
-    // Ranges of the old file in it: its start printed, the rest copied from the file just stored.
-    const start = current.parts.slice(0, lead) as Buffer[];
-    return { parts: withNow(start, prev.header.now, nowIso), header: stored, ...restFrom(home, agent, view, token, Buffer.byteLength(token) + 1 + start.reduce((n, p) => n + p.length, 0)) };
+    return { ...storedAnswer(home, agent, view, current.parts, text!, token, [prev.header.now, nowIso]), header: { ...header, token } };
   } finally {
     (text as AnswerText | null)?.close();
   }

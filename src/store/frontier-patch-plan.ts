@@ -8,6 +8,7 @@ import type { TitleIndex } from './frontier-titles.js';
 import type { Entry } from './graph-entry.js';
 import { itemOf } from './graph-slim.js';
 import type { Home } from './home.js';
+import type { AnswerText } from './answer-text.js';
 import { snapshotSig, type Titled } from './stat-index.js';
 import { sameNames, type Listing } from './work-listing.js';
 import { give, shownAffected, type Judged } from './frontier-patch-parts.js';
@@ -31,6 +32,11 @@ export interface PatchInput {
   cwd: string;
   /** The answer's text (after its token line): whole for a patch, its start for patchedHead. */
   text: Buffer;
+  /**
+   * For a patch: the answer read where it is used instead (store/answer-text.ts), its parts then ranges
+   * of its file past what was read; `text` is then its start.
+   */
+  src?: AnswerText;
   header: FrontierHeader;
   index: TitleIndex;
   cut: CutIndex | null;

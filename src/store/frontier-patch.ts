@@ -10,7 +10,7 @@ import type { FrontierHeader } from './frontier-cache.js';
 import type { Home } from './home.js';
 import { CutBuilder, give, keptEntry, LEFT, NEW, nextDeps, OLD, orEvaluate, posCode, runsWithout, sortedCodes, type Seg } from './frontier-patch-parts.js';
 import { answerHead } from './frontier-patch-judge.js';
-import { bufferText } from './answer-text.js';
+import { bufferText, type Part } from './answer-text.js';
 import { NR, planPatch, type PatchInput, type PatchPlan } from './frontier-patch-plan.js';
 import { prioOf, titleOf } from './stat-index.js';
 
@@ -37,7 +37,8 @@ const TRUNCATED = Buffer.from('\n  "truncated": ');
 const COMMA = Buffer.from(',\n');
 
 export interface VerdictPatch {
-  parts: Buffer[];
+  /** The new answer's text; ranges of the old one's file where it was read through `src`. */
+  parts: Part[];
   index: TitleIndex;
   deps: DepIndex;
   header: Omit<FrontierHeader, 'v' | 'token' | 'fp' | 'gfp' | 'lineage'>;
@@ -49,14 +50,15 @@ export interface VerdictPatch {
 export const patchVerdicts = (home: Home, x: PatchInput, plan?: PatchPlan): VerdictPatch | null => orEvaluate('not patched', () => patch(home, x, plan));
 
 function patch(home: Home, x: PatchInput, plan = planPatch(home, x)): VerdictPatch {
-  const { agent, holder, index, deps, listings, text } = x;
-  if (!text.subarray(text.length - PROBLEMS_END.length).equals(PROBLEMS_END)) give('the answer lists problem records');
+  const { agent, holder, index, deps, listings } = x;
+  const src = x.src ?? bufferText(x.text);
+  if (!src.bytes(src.length - PROBLEMS_END.length, src.length).equals(PROBLEMS_END)) give('the answer lists problem records');
   const { snaps, special, fresh, where, affected, shownAt, starts, cutWas, cutAt, cutN, judge, judged, reads, used, bounds } = plan;
   const q = index.quads;
 
   // The answer's head and counts, moved by the difference.
-  const { head, headEnd } = answerHead(text);
-  const src = bufferText(text);
+  // (The head is some hundred bytes: counts and by_code.)
+  const { head, headEnd } = answerHead(src.bytes(0, 16 * 1024));
   // Each channel laid out after the one before, from the head on (its line is checked, no search).
   const lays: ChannelLayout[] = [];
   const marks = [headEnd];
@@ -65,7 +67,7 @@ function patch(home: Home, x: PatchInput, plan = planPatch(home, x)): VerdictPat
     lays.push(lay);
     marks.push(lay.next);
   }
-  if (!text.subarray(marks[CHANNELS.length], marks[CHANNELS.length] + TRUNCATED.length).equals(TRUNCATED)) give('the channels are not where they are expected');
+  if (!src.bytes(marks[CHANNELS.length], marks[CHANNELS.length] + TRUNCATED.length).equals(TRUNCATED)) give('the channels are not where they are expected');
   const idAt = (c: number, j: number) => shownId(listings, q, PER * (starts[c] + j));
   const oldEntry = (c: number, j: number) => entryIn(src, lays[c], j, idAt(c, j)) ?? give('an entry is not where the index says');
   const counts = head.counts;
@@ -109,7 +111,7 @@ function patch(home: Home, x: PatchInput, plan = planPatch(home, x)): VerdictPat
     }
     return key;
   };
-  const parts: Buffer[] = [];
+  const parts: Part[] = [];
   // At most every old entry, each affected one and each one brought into view from the cut.
   const quads = new Float64Array(q.length + PER * 2 * affected.size);
   let qn = 0;
@@ -144,7 +146,7 @@ function patch(home: Home, x: PatchInput, plan = planPatch(home, x)): VerdictPat
     const count = index.channels[c][0];
     const name = CHANNELS[c];
     if (!touched[c]) {
-      parts.push(COMMA, text.subarray(marks[c] + 1, marks[c + 1] - 1));
+      parts.push(COMMA, ...src.parts(marks[c] + 1, marks[c + 1] - 1));
       keepQuads(starts[c], count);
       channels.push([count, index.channels[c][1]]);
       if (c === NR) cut.range(0, cutN);
@@ -180,7 +182,7 @@ function patch(home: Home, x: PatchInput, plan = planPatch(home, x)): VerdictPat
       total++;
     }
     const shown = c === NR ? Math.min(total, x.cap) : total;
-    const out: Buffer[] = [];
+    const out: Part[] = [];
     let pos = 0;
     for (const s of segs) {
       const [kind, a, b] = s;
@@ -189,7 +191,7 @@ function patch(home: Home, x: PatchInput, plan = planPatch(home, x)): VerdictPat
       if (kind === OLD && upTo > a) {
         // A run of old entries in a row: one slice of the old text, one copy of their numbers.
         if (!runIn(src, lays[c], a, upTo - 1)) give('an entry is not where the index says');
-        out.push(text.subarray(lays[c].at[a], lays[c].at[upTo] - 2), COMMA);
+        out.push(...src.parts(lays[c].at[a], lays[c].at[upTo] - 2), COMMA);
         keepQuads(starts[c] + a, upTo - a);
       }
       for (let n = a; n < upTo && kind !== OLD; n++) {

@@ -210,13 +210,14 @@ function writeUnread(path: string, idx: StatIndex, stamp: string, tmpDir: string
   if (!r || !l || l.count !== idx.count || !idx.nanBits) return false;
   const st = Buffer.from(stamp, 'utf8');
   const mark = Buffer.from(markText, 'utf8');
-  // The head and the names, padded to where the numbers start (the mark's length may have changed).
+  // The head anew, the names as read, padded to where the numbers start (the mark's length may have changed).
   const head = FIXED + st.length + mark.length + DIGEST + SIG;
-  const before = Buffer.alloc(pad8(head + l.namesLen));
-  putHead(before, idx.count, l.namesLen, st, mark, digest, snapshotSig(idx));
-  r.buf.copy(before, head, l.head, l.head + l.namesLen);
+  const top = Buffer.alloc(head);
+  putHead(top, idx.count, l.namesLen, st, mark, digest, snapshotSig(idx));
   writeCache(path, (function* () {
-    yield before;
+    yield top;
+    yield r.buf.subarray(l.head, l.head + l.namesLen);
+    yield Buffer.alloc(pad8(head + l.namesLen) - head - l.namesLen);
     yield* r.chunks();
   })(), tmpDir);
   return true;

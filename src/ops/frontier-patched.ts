@@ -1,6 +1,6 @@
 import type { Entry, Listing } from '../store/graph-index.js';
 import { refreshFailing } from '../store/index-keeper-files.js';
-import { openAnswerText, readAnswerText, readCut, readDeps, readTitleIndex, storeFrontier, withNow, type CachedFrontier, type FrontierView } from '../store/frontier-cache.js';
+import { openAnswerText, readAnswerText, readCut, readDeps, readTitleIndex, storeFrontier, withNow, type CachedFrontier, type FrontierView, type StoredAs } from '../store/frontier-cache.js';
 import { partChunks, TextRange, type AnswerText, type Part } from '../store/answer-text.js';
 import type { PatchInput, PatchPlan } from '../store/frontier-patch-plan.js';
 import type { VerdictPatch } from '../store/frontier-patch.js';
@@ -37,7 +37,7 @@ export async function withVerdicts(ctx: OpsCtx, x: VerdictArgs, store: boolean, 
   // shown) 96 and 99.
   if (input.index.quads.length > LONG_PATCH * PER) beforeLongWork(0, x.listings.reduce((n, l) => n + l.count, 0));
   const { patchVerdicts } = await import('../store/frontier-patch.js');
-  return patched(ctx.home(), patchVerdicts, x, { ...input, text: x.prev.bytes.subarray(x.prev.start), ...(src ? { src } : {}) }, store);
+  return patched(ctx.home(), patchVerdicts, x, { ...input, text: x.prev.bytes.subarray(x.prev.start), ...(src && store ? { src } : {}) }, store);
 }
 
 /** What a verdict patch reads beside the answer's text (its read index, entry index and cut); null when one is missing. */
@@ -72,25 +72,28 @@ function patched(home: Home, patchVerdicts: Patcher, x: VerdictArgs, input: Patc
   const header = { ...done.header, fp: x.fp, gfp: x.gfp };
   const src = input.src;
   const keep = () => storeFrontier(home, x.agent, x.view, header, src ? partChunks(done.parts, src) : (done.parts as Buffer[]), done.index, done.deps);
-  // (Not stored now: read whole, no ranges in it. See withVerdicts.)
+  // (Not stored now: read whole, no ranges in it; withVerdicts gives no `src` then.)
   if (!store) return { parts: done.parts as Buffer[], header: { ...header, token: '' }, keep: () => void keep() };
-  const token = keep();
-  return { ...storedAnswer(home, x.agent, x.view, done.parts, src, token), header: { ...header, token } };
+  const stored = keep();
+  return { ...storedAnswer(home, x.agent, x.view, done.parts, src, stored), header: { ...header, token: stored.token } };
 }
 
 /**
- * An answer just stored under `token` as `parts` (ranges of the old answer's file among them where it
- * was read through `text`: store/answer-text.ts): the parts themselves where they are all in memory;
- * else their start, up to the first range, and the rest read or copied from the file just stored
- * (`rest`, `tail`: null once another answer is stored), so that nothing holds the whole text. `now`:
- * the `now` the stored text has and this call's, for the start as printed.
+ * An answer just stored as `parts` (ranges of the old answer's file among them where it was read
+ * through `text`: store/answer-text.ts): the parts themselves where they are all in memory; else their
+ * start, up to the first range, and the rest read or copied from the file just stored (`rest`, `tail`:
+ * null once another answer is stored), so that nothing holds the whole text. Where the text could not
+ * be written (a read-only home, a full disk), the ranges are read now, from the old file still open.
+ * `now`: the `now` the stored text has and this call's, for the start as printed.
  */
-export function storedAnswer(home: Home, agent: string, view: FrontierView, parts: Part[], text: AnswerText | undefined, token: string, now?: [string, string]): Pick<Answer, 'parts' | 'rest' | 'tail'> {
+export function storedAnswer(home: Home, agent: string, view: FrontierView, parts: Part[], text: AnswerText | undefined, stored: StoredAs, now?: [string, string]): Pick<Answer, 'parts' | 'rest' | 'tail'> {
   const lead = parts.findIndex((p) => p instanceof TextRange);
-  // (Never a range first where the start of the text was read; joined if it were.)
-  const start = lead < 0 ? (parts as Buffer[]) : lead > 0 ? (parts.slice(0, lead) as Buffer[]) : [Buffer.concat(Array.from(partChunks(parts, text!), (b) => Buffer.from(b)))];
+  const inMemory = lead < 0 ? (parts as Buffer[]) : !stored.written ? [Buffer.concat(Array.from(partChunks(parts, text!), (b) => Buffer.from(b)))] : null;
+  // (Never a range first: the start of the text was read.)
+  const start = inMemory ?? (parts.slice(0, lead) as Buffer[]);
   const printed = now ? withNow(start, now[0], now[1]) : start;
-  if (lead <= 0) return { parts: printed };
+  if (inMemory) return { parts: printed };
+  const { token } = stored;
   const at = Buffer.byteLength(token) + 1 + start.reduce((n, p) => n + p.length, 0);
   return { parts: printed, rest: () => readAnswerText(home, agent, view, token), tail: () => openAnswerText(home, agent, view, token, at) };
 }

@@ -4,7 +4,7 @@ import { jsonParts } from '../core/json-parts.js';
 import { iso } from '../core/time.js';
 import { NOT_RUNNABLE_SHOWN } from '../core/frontier-codes.js';
 import { frontierFingerprint, graphFingerprint, headerFor, openAnswerText, readAnswerText, readCachedFrontier, readCut, readDeps, readTitleIndex, restampFrontier, reuseParts, stillValid, storeCut, storeFrontier, storeTitleIndex, storedText, withNow, type CachedFrontier, type FrontierHeader, type FrontierView, type TextCopy } from '../store/frontier-cache.js';
-import { currentTitles, titleIndexOf, type Since } from '../store/frontier-titles.js';
+import { currentTitles, titleIndexOf, type Since, type TitlePatch } from '../store/frontier-titles.js';
 import { partChunks, type AnswerText } from '../store/answer-text.js';
 import type { Titled } from '../store/stat-index.js';
 import { quickDigest, type Entry, type Listing } from '../store/graph-index.js';
@@ -295,7 +295,7 @@ async function answerFor(ctx: OpsCtx, view: FrontierView, at: At, head?: number)
   const bytes = Array.from(jsonParts({ ...f, problems }), (part) => Buffer.from(part));
   const deps = record && titles?.where ? depIndexOf(input.items, agent, folderOf(loaded.folders), record.out, problems.length, tail, titles.where) : null;
   const header = headerFor(keptFp, gfp, bounds, used, f.now);
-  const token = storeFrontier(home, agent, view, header, bytes, titles, deps);
+  const { token } = storeFrontier(home, agent, view, header, bytes, titles, deps);
   return { parts: bytes, header: { ...header, token } };
 }
 
@@ -347,11 +347,18 @@ function withTitles(home: Home, agent: string, holder: string, view: FrontierVie
     return w === null ? null : (text = storedText(home, agent, view, w ?? prev));
   };
   try {
-    const current = currentTitles(home, answer, index, listings, snapshots, holder, {
-      longWork: () => beforeLongWork(0, listings.reduce((n, l) => n + l.count, 0)),
-      cut: () => readCut(home, agent, view, prev.header.lineage),
-      since,
-    });
+    let current: TitlePatch | null;
+    try {
+      current = currentTitles(home, answer, index, listings, snapshots, holder, {
+        longWork: () => beforeLongWork(0, listings.reduce((n, l) => n + l.count, 0)),
+        cut: () => readCut(home, agent, view, prev.header.lineage),
+        since,
+      });
+    } catch (err) {
+      // The stored answer read where it is used failed (cut short in place, an I/O error): evaluated.
+      trace(`frontier: not reused (error: ${(err as Error).message})`);
+      return null;
+    }
     if (!current) return null;
     if (current.cut) codePath('cut');
     if (current.cut && prev.header.lineage) storeCut(home, agent, view, prev.header.lineage, current.cut);
@@ -368,8 +375,8 @@ function withTitles(home: Home, agent: string, holder: string, view: FrontierVie
     trace(`frontier: reused with ${current.patched} entr${current.patched === 1 ? 'y' : 'ies'} patched`);
     // Stored as it was made (its `now` the header's), printed with this call's.
     const { token: _, ...header } = { ...prev.header, fp };
-    const token = storeFrontier(home, agent, view, header, partChunks(current.parts, text!), current.index);
-    return { ...storedAnswer(home, agent, view, current.parts, text!, token, [prev.header.now, nowIso]), header: { ...header, token } };
+    const stored = storeFrontier(home, agent, view, header, partChunks(current.parts, text!), current.index);
+    return { ...storedAnswer(home, agent, view, current.parts, text!, stored, [prev.header.now, nowIso]), header: { ...header, token: stored.token } };
   } finally {
     (text as AnswerText | null)?.close();
   }

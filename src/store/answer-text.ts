@@ -17,8 +17,7 @@ export interface AnswerText {
   into(buf: Buffer, a: number, b: number): Buffer;
   /** The whole text, read on first need (a search where the index does not know where entries are). */
   all(): Buffer;
-  /** Whether ranges of the file are in its parts (then it is open until `close`). */
-  readonly sparse: boolean;
+  /** Closes its file, if it has one open (a text held whole has none). */
   close(): void;
 }
 
@@ -41,7 +40,6 @@ export function bufferText(text: Buffer): AnswerText {
     parts: (a, b) => [text.subarray(clip(a), clip(b))],
     into: (_, a, b) => text.subarray(clip(a), clip(b)),
     all: () => text,
-    sparse: false,
     close: () => undefined,
   };
 }
@@ -104,9 +102,6 @@ export function fileText(path: string, token: string, head: Buffer): AnswerText 
         whole = true;
       }
       return known;
-    },
-    get sparse() {
-      return !whole;
     },
     close() {
       if (fd !== null) closeSync(fd);

@@ -20,9 +20,13 @@ export function writeCache(path: string, text: string | Uint8Array | Iterable<st
         for (let off = 0; off < buf.length;) off += writeSync(fd, buf, off);
         size += buf.length;
       }
-    } finally {
+    } catch (err) {
+      // A full disk, or parts that could not be made (a generator reading another file): no temp file left behind.
       closeSync(fd);
+      try { unlinkSync(tmp); } catch { /* gone */ }
+      throw err;
     }
+    closeSync(fd);
     // ext4 (auto_da_alloc) writes a file's data out before a rename that replaces another file: 10 to
     // 20 ms for a few MB, care a cache does not need (see above). A big one goes to a free name: the
     // old file is moved aside first (a reader in between finds none, and computes its answer itself).

@@ -282,9 +282,9 @@ export function withNow(parts: Buffer[], now: string, nowIso: string): Array<str
 /**
  * Stores a new answer: its text under a new token, then the header naming it. A header without a
  * lineage is a new evaluation's: it gets one, and the entries its cap left out are stored under it.
- * Returns the token.
+ * Returns the token, and whether the text was written.
  */
-export function storeFrontier(home: Home, agent: string, view: FrontierView, h: Omit<Header, 'v' | 'token'>, text: string | Uint8Array | Iterable<Uint8Array>, titles: TitleIndex | null, deps?: DepIndex | null): string {
+export function storeFrontier(home: Home, agent: string, view: FrontierView, h: Omit<Header, 'v' | 'token'>, text: string | Uint8Array | Iterable<Uint8Array>, titles: TitleIndex | null, deps?: DepIndex | null): StoredAs {
   const token = randomBytes(8).toString('hex');
   const lineage = h.lineage ?? randomBytes(8).toString('hex');
   // Parts given one at a time (a generator's may share one buffer: see answer-text.ts partChunks).
@@ -293,14 +293,20 @@ export function storeFrontier(home: Home, agent: string, view: FrontierView, h: 
     if (typeof text === 'string' || text instanceof Uint8Array) yield text;
     else yield* text;
   }
-  writeCache(textPath(home, agent, view), parts(), join(home.local, 'tmp'));
+  const written = writeCache(textPath(home, agent, view), parts(), join(home.local, 'tmp'));
   if (titles?.cut) storeCut(home, agent, view, lineage, titles.cut);
   // Only with a new lineage: the answers of an older one keep theirs.
   if (deps && !h.lineage) writeCache(depsPath(home, agent, view), [`${lineage}\n`, ...depParts(deps)], join(home.local, 'tmp'));
   // Without one, the answer is reused only while no work file changes (see frontier-titles.ts).
   if (titles) storeTitleIndex(home, agent, view, token, titles);
   restampFrontier(home, agent, view, { ...h, token, lineage });
-  return token;
+  return { token, written };
+}
+
+/** A stored answer's token, and whether its text was written (a read-only home, a full disk: not; its header then names a text no file has). */
+export interface StoredAs {
+  token: string;
+  written: boolean;
 }
 
 /** The title index of the answer under `token`. */

@@ -38,8 +38,8 @@ const LAST = CHANNELS[CHANNELS.length - 1];
 export const CLOSE_ARRAY = Buffer.from('\n  ]');
 
 /**
- * The members of channel `c` in the answer's text (its entries' lengths are in `quads` from `first`,
- * where known, and are put there). The answer is jsonParts' text (two spaces a level): a channel's
+ * The members of channel `c` in the answer's text, found by a search from `from` (channelLayout's way
+ * where the lengths it records in `quads` from `first` are not known or not right). The answer is jsonParts' text (two spaces a level): a channel's
  * array opens on the line `  "C": [` and closes on `  ]`, and each entry is an object at depth two,
  * from `    {` to `    }`, the next one after `,\n`. JSON strings hold no raw newline, so those
  * lines are found by their first bytes alone. Null when the channel is not written so, or holds
@@ -52,8 +52,6 @@ export function channelText(text: Buffer, c: string, count: number, quads: Float
   const at = c === LAST ? text.lastIndexOf(open) : text.indexOf(open, from);
   if (at < from) return null;
   const start = at + open.length;
-  const known = knownSpans(text, start, count, quads, first);
-  if (known) return known;
   const end = text.indexOf(CLOSE_ARRAY, start);
   if (end < 0) return null;
   const spans: number[] = [];
@@ -68,25 +66,6 @@ export function channelText(text: Buffer, c: string, count: number, quads: Float
   if (spans.length !== 2 * count) return null;
   for (let j = 0; j < count; j++) quads[PER * (first + j) + 4] = spans[2 * j + 1] - spans[2 * j];
   return { start, end, spans };
-}
-
-/** The channel's spans from its entries' known lengths, each checked where it starts and ends; null when any is unknown or off. */
-function knownSpans(text: Buffer, start: number, count: number, quads: Float64Array, first: number): ChannelText | null {
-  const spans: number[] = new Array(2 * count);
-  let at = start;
-  for (let j = 0; j < count; j++) {
-    const len = quads[PER * (first + j) + 4];
-    if (!(len > 5) || at + len > text.length) return null;
-    if (!isEntryAt(text, at, at + len)) return null;
-    spans[2 * j] = at;
-    spans[2 * j + 1] = at + len;
-    at += len;
-    if (j < count - 1) {
-      if (text[at] !== 0x2c || text[at + 1] !== 0x0a) return null;
-      at += 2;
-    }
-  }
-  return text.subarray(at, at + CLOSE_ARRAY.length).equals(CLOSE_ARRAY) ? { start, end: at, spans } : null;
 }
 
 /**

@@ -123,14 +123,14 @@ function closeUnread(idx: object, u: Unread, broken?: string): void {
 }
 
 /**
- * Reads `length` bytes of a snapshot's numbers at `offset` into its buffer (or into `into`, whole);
- * throws, and marks it broken, where they cannot be.
+ * Reads `length` bytes of a snapshot's numbers at `offset` into its buffer (or into the start of
+ * `into`); throws, and marks it broken, where they cannot be.
  */
 function readNumbers(idx: object, u: Unread, offset: number, length: number, into?: Uint8Array): void {
   if (u.broken) throw new Error(u.broken);
   let ok = false;
   try {
-    ok = into ? readFully(u.fd, into, 0, into.length, u.at + offset) : readFully(u.fd, u.bytes, offset, length, u.at + offset);
+    ok = into ? readFully(u.fd, into, 0, length, u.at + offset) : readFully(u.fd, u.bytes, offset, length, u.at + offset);
   } catch {
     // Said below.
   }
@@ -203,8 +203,8 @@ const COPY_CHUNK = 64 * 1024;
 
 /**
  * The bytes of a snapshot whose numbers were not read whole, as it is now: `buf` (what was read of
- * its file: the head, the names, the sums, the name starts and the NaN bits, all kept up to date in
- * place), and `chunks`, the file's bytes from its numbers on, in order: the numbers copied from its
+ * its file: the head as read, the names, and the sums, name starts and NaN bits, these three patched
+ * in place), and `chunks`, the file's bytes from its numbers on, in order: the numbers copied from its
  * file through one small buffer with those read alone (and patched since: graph-index.ts quickDigest)
  * put over them, then the rest from `buf`. Each chunk is valid until the next is asked for. Null
  * where the numbers were read whole (its arrays hold them), or cannot be read.
@@ -220,7 +220,7 @@ export function unreadBytes(idx: StatIndex): { buf: Buffer; chunks: () => Genera
     let k = 0;
     for (let a = 0; a < u!.bytes.length; a += COPY_CHUNK) {
       const n = Math.min(COPY_CHUNK, u!.bytes.length - a);
-      readNumbers(idx, u!, a, 0, scratch.subarray(0, n));
+      readNumbers(idx, u!, a, n, scratch);
       // The numbers read alone, as they are in memory now (8 bytes each, never across a chunk: 64 KB is 8-aligned).
       for (; k < alone.length && 8 * alone[k] < a + n; k++) scratch.set(u!.bytes.subarray(8 * alone[k], 8 * alone[k] + 8), 8 * alone[k] - a);
       yield scratch.subarray(0, n);

@@ -197,12 +197,12 @@ export function writeStatIndex(path: string, idx: StatIndex, stamp: string, tmpD
 }
 
 /**
- * A snapshot whose numbers were not read whole written again without reading them into memory: its
- * head anew (the same lengths) over what was read, the rest as it is now (stat-index-read.ts
- * unreadBytes: the numbers copied from its old file with the few patched since put over them; the
- * NaN bits kept by setNanBit as they were patched). At 50,000 files its numbers are 2.8 MB that a
- * call told of one changed file by the index keeper would otherwise read to write them again. False
- * where it cannot (read whole, another stamp or layout, a mark of another length).
+ * A snapshot whose numbers were not read whole written again without reading them into memory: a new
+ * head, the names as they were read, padded to the numbers (the mark's length may have changed), then
+ * the rest as it is now (stat-index-read.ts unreadBytes: the numbers copied from its old file with the
+ * few patched since put over them; the sums, name starts and NaN bits as read and patched in place).
+ * At 50,000 files its numbers are 2.8 MB that a call told of one changed file by the index keeper
+ * would otherwise read to write them again. False where it cannot (read whole, another stamp or layout).
  */
 function writeUnread(path: string, idx: StatIndex, stamp: string, tmpDir: string, digest: string, markText: string): boolean {
   const r = unreadBytes(idx);

@@ -233,4 +233,47 @@ describe('the frontier patched after a change', () => {
     // More than the default answer shows of not_runnable (50): evaluated, not cut.
     expect(await same('past the cap', '--json', '--limit', '51')).toMatch(/frontier: evaluated/);
   }, 180_000);
+
+  it('prints the whole patched answer where it cannot be stored: the ranges of the old answer read before its file is let go', async () => {
+    const { p, work } = await graphProject(300);
+    const env = { HOLON_NOW: NOW, HOLON_TRACE_INDEX: '1' };
+    const local = join(p.home, 'local');
+    const front = async () => {
+      const r = await p.h(['frontier', '--json'], env);
+      expect(r.code, r.stderr).toBe(0);
+      return r;
+    };
+    const full = async () => {
+      renameSync(local, `${local}.kept`);
+      try {
+        return (await p.h(['frontier', '--json'], { HOLON_NOW: NOW })).stdout;
+      } finally {
+        rmSync(local, { recursive: true, force: true });
+        renameSync(`${local}.kept`, local);
+      }
+    };
+    const file = (id: string) => join(work, `${id}.md`);
+    const set = (id: string, field: string, value: string) => writeFileSync(file(id), readFileSync(file(id), 'utf8').replace(new RegExp(`^${field}: .*$`, 'm'), `${field}: ${JSON.stringify(value)}`));
+    await front();
+    const shown = JSON.parse((await front()).stdout).runnable.map((e: any) => e.id);
+    // The first patch after the evaluation finds the entries by a search, and records where they are.
+    set(shown[3], 'title', 'first rename');
+    expect((await front()).stderr).toMatch(/reused with 1 entry patched/);
+    // Nothing can be stored now (local/tmp is a file): every cache write fails.
+    const tmp = join(local, 'tmp');
+    rmSync(tmp, { recursive: true, force: true });
+    writeFileSync(tmp, 'not a folder');
+    set(shown[5], 'title', 'second rename');
+    const titled = await front();
+    // Once: not made again after finding that no file holds what it stored.
+    expect(titled.stderr.match(/frontier: reused/g)).toEqual(['frontier: reused']);
+    expect(titled.stderr).toMatch(/reused with 1 entry patched/);
+    expect(titled.stdout).toBe(await full());
+    // A verdict patch too (an item closed by hand).
+    set(shown[7], 'status', 'done');
+    const closed = await front();
+    expect(closed.stderr.match(/frontier: patched/g)).toEqual(['frontier: patched']);
+    expect(closed.stdout).toBe(await full());
+    expect(readFileSync(tmp, 'utf8')).toBe('not a folder');
+  }, 120_000);
 });

@@ -90,7 +90,8 @@ describe('a stored answer printed from its file', () => {
     const header = { fp: 'f', gfp: 'g', from: null, until: null, workspace: null, events: {}, now: NOW };
     // Longer than a few of the copy's chunks (64 KB), with multi-byte characters across their edges.
     const text = Buffer.from(`{\n${'é-ü-'.repeat(60_000)}\n}`);
-    const token = storeFrontier(home, 'main', view, header, text, null);
+    const { token, written } = storeFrontier(home, 'main', view, header, text, null);
+    expect(written).toBe(true);
     const start = readCachedFrontier(home, 'main', view, 1000)!;
     expect(start.partial).toBe(true);
     const copied = (c: TextCopy) => {

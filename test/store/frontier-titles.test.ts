@@ -17,14 +17,14 @@ function snapshotOf(names: string[], s: Shown) {
   return { names: names.join('\n'), titles, prios, sums: Float64Array.of(0, titles.reduce(addHash, 0), prios.reduce(addHash, 0)) };
 }
 
+/** A patch's parts as one text (a text held whole gives no file ranges). */
+const joined = (r: TitlePatch) => Buffer.concat(r.parts as Buffer[]);
+
 /**
  * The entry check of a cached frontier answer (frontier-titles.ts) on its own: a home with three
  * items, an answer showing them in the frontier's order, and the snapshot's title and priority hashes
  * as the frontier keeps them.
  */
-/** A patch's parts as one text (a text held whole gives no file ranges). */
-const joined = (r: TitlePatch) => Buffer.concat(r.parts as Buffer[]);
-
 async function setup(opts: { cut?: number } = {}) {
   const p = await project();
   const a = await p.create('first', ['--priority', 'P1']);
@@ -90,6 +90,31 @@ describe('the entry index of a cached frontier answer', () => {
       expect(r2.patched).toBe(1);
       expect(joined(r2).toString()).toBe(answer(again).toString());
     }
+  });
+
+  it('finds the changed entries from the files that changed (sumsSince) as the check of every entry does', async () => {
+    const { home, listing, a, b, c, shown, snap, answer, index, edit } = await setup({ cut: 1 });
+    const was = snap(shown).main.sums;
+    // A title shown, a priority that moves a shown entry, a title the cap hides: each with and without `since`.
+    const cases: Array<[string, 'title' | 'priority', string]> = [[a, 'title', 'renamed'], [b, 'priority', 'P0'], [c, 'title', 'hidden, renamed']];
+    for (const [id, field, value] of cases) {
+      edit(id, field, value);
+      const now = { ...shown, [id]: { ...shown[id], [field]: value } };
+      const since = { before: [[was[0], was[1], was[2]] as const], files: [[[listing.names.indexOf(`${id}.md`), null] as const]] };
+      const full = currentTitles(home, () => bufferText(answer(shown)), index, [listing], snap(now), 'agent:main')!;
+      const quick = currentTitles(home, () => bufferText(answer(shown)), index, [listing], snap(now), 'agent:main', { since })!;
+      expect(full, `${id} ${field}`).not.toBeNull();
+      expect(quick, `${id} ${field}`).not.toBeNull();
+      expect([quick.patched, quick.reindexed, joined(quick).toString()]).toEqual([full.patched, full.reindexed, joined(full).toString()]);
+      expect(quick.index.listings).toEqual(full.index.listings);
+      expect([...quick.index.quads]).toEqual([...full.index.quads]);
+      edit(id, field, shown[id][field]!);
+    }
+    // A snapshot found with other sums than the index's (another call took a change in): the full check.
+    const since = { before: [[was[0], was[1] + 1, was[2]] as const], files: [[] as const] };
+    edit(a, 'title', 'renamed');
+    const r = currentTitles(home, () => bufferText(answer(shown)), index, [listing], snap({ ...shown, [a]: { ...shown[a], title: 'renamed' } }), 'agent:main', { since })!;
+    expect(r.patched).toBe(1);
   });
 
   it('sees two entries that swap titles, which leave the sum of title hashes as it was without their ids', async () => {

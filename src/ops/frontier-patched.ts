@@ -93,9 +93,13 @@ export function storedAnswer(home: Home, agent: string, view: FrontierView, part
   const start = inMemory ?? (parts.slice(0, lead) as Buffer[]);
   const printed = now ? withNow(start, now[0], now[1]) : start;
   if (inMemory) return { parts: printed };
-  const { token } = stored;
-  const at = Buffer.byteLength(token) + 1 + start.reduce((n, p) => n + p.length, 0);
-  return { parts: printed, rest: () => readAnswerText(home, agent, view, token), tail: () => openAnswerText(home, agent, view, token, at) };
+  const at = Buffer.byteLength(stored.token) + 1 + start.reduce((n, p) => n + p.length, 0);
+  return { parts: printed, ...restAt(home, agent, view, stored.token, at) };
+}
+
+/** `rest` and `tail` of the stored answer under `token` whose file's first `at` bytes a call has (see Answer). */
+export function restAt(home: Home, agent: string, view: FrontierView, token: string, at: number): Pick<Answer, 'rest' | 'tail'> {
+  return { rest: () => readAnswerText(home, agent, view, token), tail: () => openAnswerText(home, agent, view, token, at) };
 }
 
 /**

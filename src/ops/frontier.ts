@@ -3,7 +3,7 @@ import type { RecordProblem } from '../core/record-codec.js';
 import { jsonParts } from '../core/json-parts.js';
 import { iso } from '../core/time.js';
 import { NOT_RUNNABLE_SHOWN } from '../core/frontier-codes.js';
-import { frontierFingerprint, graphFingerprint, headerFor, openAnswerText, readAnswerText, readCachedFrontier, readCut, readDeps, readTitleIndex, restampFrontier, reuseParts, stillValid, storeCut, storeFrontier, storeTitleIndex, storedText, withNow, type CachedFrontier, type FrontierHeader, type FrontierView, type TextCopy } from '../store/frontier-cache.js';
+import { frontierFingerprint, graphFingerprint, headerFor, readCachedFrontier, readCut, readDeps, readTitleIndex, restampFrontier, reuseParts, stillValid, storeCut, storeFrontier, storeTitleIndex, storedText, withNow, type CachedFrontier, type FrontierHeader, type FrontierView, type TextCopy } from '../store/frontier-cache.js';
 import { currentTitles, titleIndexOf, type Since, type TitlePatch } from '../store/frontier-titles.js';
 import { partChunks, type AnswerText } from '../store/answer-text.js';
 import type { Titled } from '../store/stat-index.js';
@@ -12,7 +12,7 @@ import type { Home } from '../store/home.js';
 import { listKept, type KeeperSeen } from '../store/kept-listing.js';
 import { beforeLongWork } from '../runtime/compile-mode.js';
 import { codePath } from '../store/code-paths.js';
-import { leftToKeeper, storedAnswer, topAfterChange, withVerdicts } from './frontier-patched.js';
+import { leftToKeeper, restAt, storedAnswer, topAfterChange, withVerdicts } from './frontier-patched.js';
 import { trace } from '../store/trace.js';
 import type { OpsCtx } from './context.js';
 import { holderOf } from './holder.js';
@@ -103,9 +103,7 @@ type StoredHeader = Omit<FrontierHeader, 'v'>;
 
 /** `rest` and `tail` of a stored answer of which only the start was read (none for one read whole). */
 function restOf(home: Home, agent: string, view: FrontierView, c: CachedFrontier): Pick<Answer, 'rest' | 'tail'> {
-  if (!c.partial) return {};
-  const { token } = c.header;
-  return { rest: () => readAnswerText(home, agent, view, token), tail: () => openAnswerText(home, agent, view, token, c.bytes.length) };
+  return c.partial ? restAt(home, agent, view, c.header.token, c.bytes.length) : {};
 }
 
 /**

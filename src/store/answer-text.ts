@@ -1,4 +1,5 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync } from 'node:fs';
+import { readFully } from './read-fully.js';
 
 /**
  * A stored frontier answer's text (the bytes after its token line), read where it is used. At 10,000
@@ -62,7 +63,7 @@ export function fileText(path: string, token: string, head: Buffer): AnswerText 
   try {
     size = fstatSync(fd).size;
     const line = Buffer.allocUnsafe(start);
-    if (size < head.length || readSync(fd, line, 0, start, 0) !== start || !line.equals(head.subarray(0, start))) throw new Error('another answer');
+    if (size < head.length || !readFully(fd, line, 0, start, 0) || !line.equals(head.subarray(0, start))) throw new Error('another answer');
   } catch {
     closeSync(fd);
     return null;
@@ -72,10 +73,8 @@ export function fileText(path: string, token: string, head: Buffer): AnswerText 
   let whole = false;
   const clip = (n: number) => Math.max(0, Math.min(n, length));
   const readTo = (buf: Buffer, a: number, b: number): Buffer => {
-    let n = 0;
-    for (let got = 1; got > 0 && n < b - a; n += got) got = readSync(fd!, buf, n, b - a - n, start + a + n);
-    if (n !== b - a) throw new Error('the stored answer is shorter than it was');
-    return buf.subarray(0, n);
+    if (!readFully(fd!, buf, 0, b - a, start + a)) throw new Error('the stored answer is shorter than it was');
+    return buf.subarray(0, b - a);
   };
   const read = (a: number, b: number): Buffer => readTo(Buffer.allocUnsafe(b - a), a, b);
   return {

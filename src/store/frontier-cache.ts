@@ -15,7 +15,7 @@ import { objectsSignature, readHead, readWorkspace } from './workspace.js';
 import { parseTitleIndex, titleIndexBytes, type TitleIndex } from './frontier-titles.js';
 import { cutParts, parseCut, type CutIndex } from './frontier-cut.js';
 import { depParts, parseDeps, type DepIndex } from './frontier-deps.js';
-import { bufferText, fileText, type AnswerText } from './answer-text.js';
+import { bufferText, fileText, partChunks, TextRange, type AnswerText } from './answer-text.js';
 
 /** Same HEAD (read from the files), and no new objects where a commit git did not know would appear (a fetch may bring it). */
 function gitUnchanged(g: { head: string | null; unknown: string[]; objects?: string[] }, cwd: string): boolean {
@@ -217,39 +217,25 @@ export interface TextCopy {
   copy(write: (chunk: Uint8Array) => void): void;
 }
 
-const COPY_CHUNK = 64 * 1024;
-
 /**
  * The stored answer under `token` from byte `at` of its file on, or null when it is not the one stored
  * now. The file is open from here on: an answer another call stores meanwhile (a new file renamed over
- * this one) does not change what is copied.
+ * this one) does not change what is copied. Copied through answer-text.ts's one small buffer.
  */
 export function openAnswerText(home: Home, agent: string, view: FrontierView, token: string, at: number): TextCopy | null {
-  let fd: number;
-  try {
-    fd = openSync(textPath(home, agent, view), 'r');
-  } catch {
-    return null;
-  }
   const line = Buffer.from(`${token}\n`);
-  const first = Buffer.alloc(line.length);
-  try {
-    if (readSync(fd, first, 0, line.length, 0) !== line.length || !first.equals(line)) throw new Error('another answer');
-  } catch {
-    closeSync(fd);
-    return null;
-  }
+  const text = fileText(textPath(home, agent, view), token, line);
+  if (!text) return null;
   let copied = false;
   return {
     copy(write) {
       // Once: the file is closed after it, and its descriptor may be another file's by then.
       if (copied) throw new Error('a stored answer copied twice');
       copied = true;
-      const buf = Buffer.allocUnsafeSlow(COPY_CHUNK);
       try {
-        for (let pos = at, n; (n = readSync(fd, buf, 0, COPY_CHUNK, pos)) > 0; pos += n) write(buf.subarray(0, n));
+        for (const chunk of partChunks([new TextRange(at - line.length, text.length)], text)) write(chunk);
       } finally {
-        closeSync(fd);
+        text.close();
       }
     },
   };

@@ -18,14 +18,6 @@ import type { AnswerText, Part } from './answer-text.js';
 /** Numbers per shown entry in the entry index's quads (frontier-titles.ts). */
 export const PER = 5;
 
-/** A channel's entries in the answer's text: where its array's members start and end, and each entry's. */
-export interface ChannelText {
-  start: number;
-  end: number;
-  /** Where entry j starts and ends (after its closing brace), at 2j and 2j + 1. */
-  spans: number[];
-}
-
 export const CLOSE_ENTRY = Buffer.from('\n    }');
 
 /** Whether text[s, e) starts as an entry does (`    {`) and ends as one does (`\n    }`); s + 4 < e <= text.length. */
@@ -38,39 +30,39 @@ const LAST = CHANNELS[CHANNELS.length - 1];
 export const CLOSE_ARRAY = Buffer.from('\n  ]');
 
 /**
- * The members of channel `c` in the answer's text, found by a search from `from` (channelLayout's way
- * where the lengths it records in `quads` from `first` are not known or not right). The answer is jsonParts' text (two spaces a level): a channel's
- * array opens on the line `  "C": [` and closes on `  ]`, and each entry is an object at depth two,
- * from `    {` to `    }`, the next one after `,\n`. JSON strings hold no raw newline, so those
- * lines are found by their first bytes alone. Null when the channel is not written so, or holds
- * another count.
+ * The lengths of the entries of channel `c` found by a search of the whole text from `from`, and put
+ * in `quads` from `first` (channelLayout's way where the lengths recorded there are not known or not
+ * right); where its members start, or -1 when the channel is not written so or holds another count.
+ * The answer is jsonParts' text (two spaces a level): a channel's array opens on the line `  "C": [`
+ * and closes on `  ]`, and each entry is an object at depth two, from `    {` to `    }`, the next one
+ * after `,\n`. JSON strings hold no raw newline, so those lines are found by their first bytes alone.
  */
-export function channelText(text: Buffer, c: string, count: number, quads: Float64Array, first: number, from = 0): ChannelText | null {
+function searchChannel(text: Buffer, c: string, count: number, quads: Float64Array, first: number, from: number): number {
   const open = Buffer.from(`\n  ${JSON.stringify(c)}: [\n`);
   // Each channel's line is in the text once (a key at depth one, and no JSON string holds a newline):
   // not_runnable, the last channel, is found from the end, not past megabytes of runnable entries.
   const at = c === LAST ? text.lastIndexOf(open) : text.indexOf(open, from);
-  if (at < from) return null;
+  if (at < from) return -1;
   const start = at + open.length;
   const end = text.indexOf(CLOSE_ARRAY, start);
-  if (end < 0) return null;
-  const spans: number[] = [];
-  for (let from = start; from < end;) {
-    const close = text.indexOf(CLOSE_ENTRY, from);
-    if (close < 0 || close >= end || text.readUInt32BE(from) !== 0x20202020 || text[from + 4] !== 0x7b) return null;
-    spans.push(from, close + 6);
-    from = close + 6;
-    if (from < end && (text[from] !== 0x2c || text[from + 1] !== 0x0a)) return null;
-    from += 2;
+  if (end < 0) return -1;
+  const lengths: number[] = [];
+  for (let p = start; p < end;) {
+    const close = text.indexOf(CLOSE_ENTRY, p);
+    if (close < 0 || close >= end || text.readUInt32BE(p) !== 0x20202020 || text[p + 4] !== 0x7b) return -1;
+    lengths.push(close + 6 - p);
+    p = close + 6;
+    if (p < end && (text[p] !== 0x2c || text[p + 1] !== 0x0a)) return -1;
+    p += 2;
   }
-  if (spans.length !== 2 * count) return null;
-  for (let j = 0; j < count; j++) quads[PER * (first + j) + 4] = spans[2 * j + 1] - spans[2 * j];
-  return { start, end, spans };
+  if (lengths.length !== count) return -1;
+  lengths.forEach((len, j) => (quads[PER * (first + j) + 4] = len));
+  return start;
 }
 
 /**
  * A channel of the answer's text laid out from where its line starts and its entries' lengths: no
- * search, where channelText looks for the channel's line (past megabytes of runnable at 50,000 items)
+ * search, where searchChannel looks for the channel's line (past megabytes of runnable at 50,000 items)
  * and checks each entry's first and last bytes. Here the channel's line and its close are checked; an
  * entry or a run of them where it is used (entryIn, runIn), each entry read also by its id.
  */
@@ -103,13 +95,43 @@ export function channelLayout(text: AnswerText, mark: number, name: string, coun
       }
       // Where the lengths say the channel closes.
       if (j === count && text.bytes(p - 2, p - 2 + CLOSE_ARRAY.length).equals(CLOSE_ARRAY)) break;
-      // Lengths not known (an answer as evaluated) or not right: found once, by channelText's search from here.
-      if (pass || channelText(text.all(), name, count, quads, first, mark)?.start !== start) return null;
+      // Lengths not known (an answer as evaluated) or not right: found once, by a search from here.
+      if (pass || searchChannel(text.all(), name, count, quads, first, mark) !== start) return null;
     }
     at[count] = p;
     p += CLOSE_ARRAY.length - 2;
   }
   return text.bytes(p, p + 1)[0] === 0x2c ? { at, next: p + 1 } : null;
+}
+
+const HEAD_END = Buffer.from('\n  "runnable": ');
+
+/** An answer's head (agent, holder, now, counts, by_code) is some hundred bytes: it is within this many. */
+export const HEAD_MAX = 16 * 1024;
+
+/** Where an answer's head ends in its first bytes: the newline before the first channel's line, after the head's comma; -1 when it is not there. */
+export function headEndOf(start: Buffer): number {
+  const at = start.indexOf(HEAD_END);
+  return at >= 1 && start[at - 1] === 0x2c ? at : -1;
+}
+
+/**
+ * Every channel of the answer laid out (channelLayout), each after the one before, from `headEnd`;
+ * `channels` and `quads` are its entry index's (frontier-titles.ts). Null when the text is not so.
+ */
+export function channelLayouts(text: AnswerText, headEnd: number, channels: ReadonlyArray<readonly [number, number]>, quads: Float64Array): ChannelLayout[] | null {
+  const lays: ChannelLayout[] = [];
+  let mark = headEnd;
+  let first = 0;
+  for (let c = 0; c < CHANNELS.length; c++) {
+    const count = channels[c][0];
+    const lay = channelLayout(text, mark, CHANNELS[c], count, quads, first);
+    if (!lay) return null;
+    lays.push(lay);
+    mark = lay.next;
+    first += count;
+  }
+  return lays;
 }
 
 /**
@@ -269,7 +291,7 @@ export function entryAt(text: Buffer, spans: number[], j: number): FrontierEntry
 /**
  * The entries of channel `c` of an answer's text, in order, each parsed only when it is reached
  * (`holon pick` claims the first runnable one it can, and rarely reads a second). The layout
- * channelText reads; a text not written so is parsed whole instead, past the entries already given.
+ * channelLayout reads; a text not written so is parsed whole instead, past the entries already given.
  * `text` may be a part of the answer that holds its channels (`whole` gives all of it, for that parse).
  */
 export function* channelEntries(text: Buffer, c: string, whole: () => Buffer = () => text): Generator<FrontierEntry> {

@@ -6,6 +6,7 @@ import { evaluatedFor, ReadLog, specialItem } from '../core/frontier-reads.js';
 import type { WorkItem } from '../core/types.js';
 import { buildFrontierInput, type InputUse } from './frontier-input.js';
 import { give, type Judged } from './frontier-patch-parts.js';
+import { headEndOf } from './frontier-entry-text.js';
 import { parseEntry } from './graph-entry.js';
 import { itemOf } from './graph-slim.js';
 import type { Home } from './home.js';
@@ -58,7 +59,7 @@ function readById(home: Home, listings: Listing[], id: string): WorkItem | undef
 
 /** The answer's head (agent, holder, now, counts) and where the channels start. */
 export function answerHead(text: Buffer): { head: { now: string; counts: Record<string, number> & { by_code: Record<string, number> } }; headEnd: number } {
-  const headEnd = text.indexOf('\n  "runnable": ');
-  if (headEnd < 1 || text[headEnd - 1] !== 0x2c) give('the answer has no head');
+  const headEnd = headEndOf(text);
+  if (headEnd < 0) give('the answer has no head');
   return { head: JSON.parse(text.toString('utf8', 0, headEnd - 1) + '\n}'), headEnd };
 }

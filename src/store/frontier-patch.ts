@@ -3,7 +3,7 @@ import { iso } from '../core/time.js';
 import { CHANNELS } from '../core/frontier-codes.js';
 import { indented } from '../core/json-parts.js';
 import type { DepIndex } from './frontier-deps.js';
-import { blockOf, channelLayout, entryIn, PER, runIn, shownId, type ChannelLayout } from './frontier-entry-text.js';
+import { blockOf, channelLayouts, entryIn, HEAD_MAX, PER, runIn, shownId } from './frontier-entry-text.js';
 import type { TitleIndex } from './frontier-titles.js';
 import { addHash, subHash } from './graph-entry.js';
 import type { FrontierHeader } from './frontier-cache.js';
@@ -57,16 +57,10 @@ function patch(home: Home, x: PatchInput, plan = planPatch(home, x)): VerdictPat
   const q = index.quads;
 
   // The answer's head and counts, moved by the difference.
-  // (The head is some hundred bytes: counts and by_code.)
-  const { head, headEnd } = answerHead(src.bytes(0, 16 * 1024));
+  const { head, headEnd } = answerHead(src.bytes(0, HEAD_MAX));
   // Each channel laid out after the one before, from the head on (its line is checked, no search).
-  const lays: ChannelLayout[] = [];
-  const marks = [headEnd];
-  for (let c = 0; c < CHANNELS.length; c++) {
-    const lay = channelLayout(src, marks[c], CHANNELS[c], index.channels[c][0], q, starts[c]) ?? give('a channel is not where it is expected');
-    lays.push(lay);
-    marks.push(lay.next);
-  }
+  const lays = channelLayouts(src, headEnd, index.channels, q) ?? give('a channel is not where it is expected');
+  const marks = [headEnd, ...lays.map((lay) => lay.next)];
   if (!src.bytes(marks[CHANNELS.length], marks[CHANNELS.length] + TRUNCATED.length).equals(TRUNCATED)) give('the channels are not where they are expected');
   const idAt = (c: number, j: number) => shownId(listings, q, PER * (starts[c] + j));
   const oldEntry = (c: number, j: number) => entryIn(src, lays[c], j, idAt(c, j)) ?? give('an entry is not where the index says');

@@ -4,7 +4,7 @@ import { prioOf, snapshotSig, titleOf, type Titled } from './stat-index.js';
 import { sameNames, type Listing } from './work-listing.js';
 import type { Home } from './home.js';
 import { addHash, HASH_MOD, subHash } from './graph-index.js';
-import { channelLayout, entryIn, patchChannel, PER, shownId, type ChannelLayout } from './frontier-entry-text.js';
+import { channelLayouts, entryIn, headEndOf, HEAD_MAX, patchChannel, PER, shownId, type ChannelLayout } from './frontier-entry-text.js';
 import type { AnswerText, Part } from './answer-text.js';
 import { cutIndexOf, stillLeftOut, type CutIndex } from './frontier-cut.js';
 import { alignedLine, alignedView } from './aligned.js';
@@ -250,7 +250,13 @@ export function currentTitles(home: Home, answer: () => AnswerText | null, index
   if (since) changed.push(...since.changed);
   // Each channel laid out from the head on by its entries' lengths (its line and close read, no search).
   let lays: ChannelLayout[] | null | undefined;
-  const layout = () => (lays === undefined ? (lays = channelLayouts(text, index)) : lays);
+  const layout = () => {
+    if (lays === undefined) {
+      const headEnd = headEndOf(text.bytes(0, HEAD_MAX));
+      lays = headEnd < 0 ? null : channelLayouts(text, headEnd, index.channels, index.quads);
+    }
+    return lays;
+  };
   let leftOut: CutIndex | undefined;
   if (snaps.some((_, k) => hidden[k] !== index.listings[k].hidden)) {
     // A priority changed where the answer does not show it: still left out, or evaluated again.
@@ -294,25 +300,4 @@ export function currentTitles(home: Home, answer: () => AnswerText | null, index
   }
   parts.push(...text.parts(from, text.length));
   return { parts, index: { ...index, listings: listed, quads }, patched: read.size, reindexed: true, ...(leftOut ? { cut: leftOut } : {}) };
-}
-
-/** Where the answer's head ends: the newline before its first channel's line (within its first 16 KB). */
-const HEAD_END = Buffer.from('\n  "runnable": ');
-
-/** Every channel of the answer laid out (frontier-entry-text.ts channelLayout), each after the one before; null when the text is not so. */
-function channelLayouts(text: AnswerText, index: TitleIndex): ChannelLayout[] | null {
-  const headEnd = text.bytes(0, 16 * 1024).indexOf(HEAD_END);
-  if (headEnd < 1) return null;
-  const lays: ChannelLayout[] = [];
-  let mark = headEnd;
-  let first = 0;
-  for (let c = 0; c < CHANNELS.length; c++) {
-    const count = index.channels[c][0];
-    const lay = channelLayout(text, mark, CHANNELS[c], count, index.quads, first);
-    if (!lay) return null;
-    lays.push(lay);
-    mark = lay.next;
-    first += count;
-  }
-  return lays;
 }

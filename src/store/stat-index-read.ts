@@ -1,6 +1,7 @@
 import { isAscii } from 'node:buffer';
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync } from 'node:fs';
 import { alignedView } from './aligned.js';
+import { readFully } from './read-fully.js';
 import { DIGEST, FIXED, layout, PER_FILE, SIG, SUMS } from './stat-index-layout.js';
 import type { StatIndex, Titled } from './stat-index.js';
 import { trace } from './trace.js';
@@ -57,18 +58,6 @@ export function bytesNames(idx: StatIndex): { at(i: number): string; indexOf(nam
       return from + starts[lo] === p ? lo : -1;
     },
   };
-}
-
-/** Reads `length` bytes at `position` of `fd` into `buf` at `offset`; false at the end of the file first. */
-function readFully(fd: number, buf: Uint8Array, offset: number, length: number, position: number): boolean {
-  while (length > 0) {
-    const n = readSync(fd, buf, offset, length, position);
-    if (n === 0) return false;
-    offset += n;
-    position += n;
-    length -= n;
-  }
-  return true;
 }
 
 /**

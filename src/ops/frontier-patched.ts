@@ -1,6 +1,6 @@
 import type { Entry, Listing } from '../store/graph-index.js';
 import { refreshFailing } from '../store/index-keeper-files.js';
-import { openAnswerText, readAnswerText, readCut, readDeps, readTitleIndex, storeFrontier, withNow, type CachedFrontier, type FrontierView, type StoredAs } from '../store/frontier-cache.js';
+import { openAnswerText, readAnswerText, readCut, readDeps, readTitleIndex, reuseParts, storeFrontier, withNow, type CachedFrontier, type FrontierView, type StoredAs } from '../store/frontier-cache.js';
 import { partChunks, TextRange, type AnswerText, type Part } from '../store/answer-text.js';
 import type { PatchInput, PatchPlan } from '../store/frontier-patch-plan.js';
 import type { VerdictPatch } from '../store/frontier-patch.js';
@@ -95,6 +95,11 @@ export function storedAnswer(home: Home, agent: string, view: FrontierView, part
   if (inMemory) return { parts: printed };
   const at = Buffer.byteLength(stored.token) + 1 + start.reduce((n, p) => n + p.length, 0);
   return { parts: printed, ...restAt(home, agent, view, stored.token, at) };
+}
+
+/** A stored answer reused as it is: its parts with this call's `now`, under `header`; `rest` and `tail` where only its start was read. */
+export function reusedAnswer(home: Home, agent: string, view: FrontierView, c: CachedFrontier, nowIso: string, header = c.header): Answer {
+  return { parts: reuseParts(c, nowIso), header, ...(c.partial ? restAt(home, agent, view, c.header.token, c.bytes.length) : {}) };
 }
 
 /** `rest` and `tail` of the stored answer under `token` whose file's first `at` bytes a call has (see Answer). */

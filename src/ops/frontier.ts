@@ -3,7 +3,7 @@ import type { RecordProblem } from '../core/record-codec.js';
 import { jsonParts } from '../core/json-parts.js';
 import { iso } from '../core/time.js';
 import { NOT_RUNNABLE_SHOWN } from '../core/frontier-codes.js';
-import { frontierFingerprint, graphFingerprint, headerFor, readCachedFrontier, readCut, readDeps, readTitleIndex, restampFrontier, reuseParts, stillValid, storeCut, storeFrontier, storeTitleIndex, storedText, withNow, type CachedFrontier, type FrontierHeader, type FrontierView, type TextCopy } from '../store/frontier-cache.js';
+import { frontierFingerprint, graphFingerprint, headerFor, readCachedFrontier, readCut, readTitleIndex, restampFrontier, reuseParts, stillValid, storeCut, storeFrontier, storeTitleIndex, storedText, withNow, type CachedFrontier, type FrontierHeader, type FrontierView, type TextCopy } from '../store/frontier-cache.js';
 import { currentTitles, titleIndexOf, type Since, type TitlePatch } from '../store/frontier-titles.js';
 import { partChunks, type AnswerText } from '../store/answer-text.js';
 import type { Titled } from '../store/stat-index.js';
@@ -12,7 +12,8 @@ import type { Home } from '../store/home.js';
 import { listKept, type KeeperSeen } from '../store/kept-listing.js';
 import { beforeLongWork } from '../runtime/compile-mode.js';
 import { codePath } from '../store/code-paths.js';
-import { leftToKeeper, restAt, storedAnswer, topAfterChange, withVerdicts } from './frontier-patched.js';
+import { leftToKeeper, reusedAnswer, storedAnswer, topAfterChange, withVerdicts } from './frontier-patched.js';
+import { keptByContent } from './frontier-kept.js';
 import { trace } from '../store/trace.js';
 import type { OpsCtx } from './context.js';
 import { holderOf } from './holder.js';
@@ -100,11 +101,6 @@ export interface Answer {
   header?: StoredHeader;
 }
 type StoredHeader = Omit<FrontierHeader, 'v'>;
-
-/** `rest` and `tail` of a stored answer of which only the start was read (none for one read whole). */
-function restOf(home: Home, agent: string, view: FrontierView, c: CachedFrontier): Pick<Answer, 'rest' | 'tail'> {
-  return c.partial ? restAt(home, agent, view, c.header.token, c.bytes.length) : {};
-}
 
 /**
  * `pick`: for `holon pick`, which reads the top of runnable alone. A pick, and a view a person sees,
@@ -199,7 +195,7 @@ async function answerFor(ctx: OpsCtx, view: FrontierView, at: At, head?: number)
   const prev = cached && stillValid(home, cached.header, ctx.nowMs, ctx.cwd) ? cached : null;
   if (prev && prev.header.fp === fp && !listings.some((l) => l.healable)) {
     trace('frontier: reused (no file changed)');
-    return { parts: reuseParts(prev, nowIso), header: prev.header, ...restOf(home, agent, view, prev) };
+    return reusedAnswer(home, agent, view, prev, nowIso);
   }
   // Patched from: the whole text, of the same answer (else, another call's just stored, it is evaluated),
   // read only where it is needed: a pick whose answer has the same digest and titles needs its start alone.
@@ -263,12 +259,17 @@ async function answerFor(ctx: OpsCtx, view: FrontierView, at: At, head?: number)
       storeSnapshots();
     }
   }
+  // No answer of this view in local/ (a fresh clone or worktree): the machine may keep one by content.
+  const kept = !cached && defaultView(view) ? await keptByContent(ctx, agent, holder, listings, keptFp, head) : null;
+  if (kept && 'parts' in kept) return kept;
   // Loaded only now: a reused answer needs neither the graph nor the evaluator.
   beforeLongWork(listings.reduce((n, l) => n + l.count, 0));
   const [{ computeFrontier }, { buildFrontierInput }, { loadListings }, { ReadLog }, { depIndexOf }] = await Promise.all([
     import('../core/frontier.js'), import('../store/frontier-input.js'), import('../store/graph-index.js'), import('../core/frontier-reads.js'), import('../store/frontier-deps.js'),
   ]);
-  const loaded = loadListings(home, listings);
+  const loaded = loadListings(home, listings, kept?.src);
+  // (git's index, some 6 MB at 50,000 files, is not held through the evaluation.)
+  if (kept) kept.src = undefined;
   const gfp = graphFingerprint(home, agent, holder, view, loaded.digest);
   const snapshots = loaded.snapshots;
   if (prev && prev.header.gfp === gfp) {
@@ -293,8 +294,13 @@ async function answerFor(ctx: OpsCtx, view: FrontierView, at: At, head?: number)
   const bytes = Array.from(jsonParts({ ...f, problems }), (part) => Buffer.from(part));
   const deps = record && titles?.where ? depIndexOf(input.items, agent, folderOf(loaded.folders), record.out, problems.length, tail, titles.where) : null;
   const header = headerFor(keptFp, gfp, bounds, used, f.now);
-  const { token } = storeFrontier(home, agent, view, header, bytes, titles, deps);
-  return { parts: bytes, header: { ...header, token } };
+  const stored = storeFrontier(home, agent, view, header, bytes, titles, deps);
+  // Kept by content where it names nothing of this checkout (see content-answer.ts).
+  if (kept?.keep && stored.written && !problems.length && !used.workspace) {
+    const { fp: _f, gfp: _g, ...made } = header;
+    kept.keep({ header: made, token: stored.token, lineage: stored.lineage, text: bytes, snapshots });
+  }
+  return { parts: bytes, header: { ...header, token: stored.token } };
 }
 
 const defaultView = (view: FrontierView) => !view.all && view.limit === undefined;
@@ -367,7 +373,7 @@ function withTitles(home: Home, agent: string, holder: string, view: FrontierVie
       restampFrontier(home, agent, view, header);
       // Its start alone, where only that was read (a pick): the rest on demand, as a reused answer's.
       const read = whole.read() ?? prev;
-      return { parts: reuseParts(read, nowIso), header, ...restOf(home, agent, view, read) };
+      return reusedAnswer(home, agent, view, read, nowIso, header);
     }
     codePath('titles');
     trace(`frontier: reused with ${current.patched} entr${current.patched === 1 ? 'y' : 'ies'} patched`);

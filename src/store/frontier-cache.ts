@@ -34,7 +34,7 @@ function gitUnchanged(g: { head: string | null; unknown: string[]; objects?: str
 
 // 7: titles out of the graph digest, checked through the answer's title index (frontier-titles.ts);
 // 8: priorities too (the index has them, and the channels' counts).
-const CACHE_VERSION = 8;
+export const CACHE_VERSION = 8;
 
 interface Header {
   v: number;
@@ -112,6 +112,11 @@ export function graphFingerprint(home: Home, agent: string, holder: string, view
   for (const a of Object.keys(digest).sort()) h.update(`\0${a}\0${digest[a]}`);
   return h.digest();
 }
+
+/** The files of a stored answer (content-answer.ts restores them from the machine's cache). */
+export const answerFiles = (home: Home, agent: string, view: FrontierView) => ({
+  text: textPath(home, agent, view), titles: titlesPath(home, agent, view), cut: cutPath(home, agent, view), deps: depsPath(home, agent, view),
+});
 
 const cachePath = (home: Home, agent: string, view: FrontierView) => join(home.local, 'cache', `frontier-${agent}-${viewKey(view)}.json`);
 const textPath = (home: Home, agent: string, view: FrontierView) => join(home.local, 'cache', `frontier-${agent}-${viewKey(view)}.txt`);
@@ -286,12 +291,13 @@ export function storeFrontier(home: Home, agent: string, view: FrontierView, h: 
   // Without one, the answer is reused only while no work file changes (see frontier-titles.ts).
   if (titles) storeTitleIndex(home, agent, view, token, titles);
   restampFrontier(home, agent, view, { ...h, token, lineage });
-  return { token, written };
+  return { token, lineage, written };
 }
 
 /** A stored answer's token, and whether its text was written (a read-only home, a full disk: not; its header then names a text no file has). */
 export interface StoredAs {
   token: string;
+  lineage: string;
   written: boolean;
 }
 

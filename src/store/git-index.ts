@@ -49,6 +49,8 @@ export interface WorkIndex {
   vouches(i: number, stats: Float64Array): boolean;
   /** The entry's blob id and recorded size, `HEX:SIZE`: the key of the content cache. */
   blobKey(i: number): string;
+  /** Per listed file, its entry's recorded size and blob id as six 32-bit numbers (what blobKey names, without a string a file). */
+  blobWords(): Uint32Array;
 }
 
 /** The git folder of the checkout that holds `dir`, and that checkout's root; null when none. */
@@ -328,6 +330,12 @@ function walk(r: Reader, prefixText: string, listings: ReadonlyArray<{ agent: st
         return has[i] === 1 && stats[j] % 2 ** 32 === words[w + 5] && stats[j + 1] % 2 ** 32 === words[w + 9] && stats[j + 2] === msOf(words[w + 2], words[w + 3]) && stats[j + 3] === msOf(words[w], words[w + 1]) && stats[j + 2] < indexMs && stats[j + 3] < indexMs && regular(w);
       },
       blobKey: (i) => `${blobs.toString('hex', ENTRY * i + 40, ENTRY * i + 60)}:${words[WORDS * i + 9]}`,
+      blobWords: () => {
+        // Size (word 9) and the blob id (words 10 to 14), as decoded from git's big-endian words.
+        const out = new Uint32Array(6 * has.length);
+        for (let i = 0, o = 0, w = 9; i < has.length; i++, w += WORDS) for (let k = 0; k < 6; k++) out[o++] = words[w + k];
+        return out;
+      },
     });
   }
   return out;

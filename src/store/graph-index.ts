@@ -53,6 +53,9 @@ export const readSnapshot = (listingCachePath: string) => readStatIndex(idxOf(li
 export const remarkSnapshot = (home: Home, listingCachePath: string, snap: StatIndex, mark: string, digest: string) =>
   writeStatIndex(idxOf(listingCachePath), snap, GRAPH_STAMP, join(home.local, 'tmp'), digest, mark);
 
+/** The snapshot of `listing` (an evaluation's, with its part as the digest, as loadListed writes it). */
+export const writeSnapshot = (home: Home, listing: Listing, idx: StatIndex) => writeStatIndex(idxOf(listing.cachePath), idx, GRAPH_STAMP, join(home.local, 'tmp'), listing.part);
+
 /**
  * Reads the listed items: cached entries where the key still matches, a parse where it does not. An
  * agent whose graph cache is missing or holds fewer than half its names (a fresh clone) asks the
@@ -211,7 +214,7 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph, conte
   }
   // Also when the snapshot is missing or another build's (whose hashes this build cannot use).
   // Its digest is the listing's part: the answer made from this listing is stored under that.
-  if (patch.length || listing.remark || !statIndexStamped(idxOf(cachePath), GRAPH_STAMP)) writeStatIndex(idxOf(cachePath), idx, GRAPH_STAMP, join(home.local, 'tmp'), listing.part);
+  if (patch.length || listing.remark || !statIndexStamped(idxOf(cachePath), GRAPH_STAMP)) writeSnapshot(home, listing, idx);
 }
 
 /**
@@ -293,7 +296,7 @@ function onFirstNeed(homeDir: string, listings: Listing[]): () => ContentSource 
   return () => (content ??= contentSource(homeDir, listings));
 }
 
-export function loadListings(home: Home, listings: Listing[]): LoadedGraph {
+export function loadListings(home: Home, listings: Listing[], content?: ContentSource | string): LoadedGraph {
   const slims: Array<Slim | 'D' | string> = [];
   let items: WorkItem[] | undefined;
   const out: LoadedGraph = {
@@ -313,7 +316,7 @@ export function loadListings(home: Home, listings: Listing[]): LoadedGraph {
       return items;
     },
   };
-  const source = onFirstNeed(home.dir, listings);
+  const source = content !== undefined ? () => content : onFirstNeed(home.dir, listings);
   // Listing order is readdir's (byte order; a keeper's listing keeps it, kept-listing.ts): the evaluation
   // names gates and cycles in it, so every path to an answer must list the names alike.
   for (const l of listings) {

@@ -1,0 +1,271 @@
+import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { VERSION } from '../version.js';
+import { BUILD_ID } from '../build-id.js';
+import { writeCache } from './cache-file.js';
+import { capabilityCachePath } from './capabilities.js';
+import type { ContentSource } from './content-cache.js';
+import { answerFiles, CACHE_VERSION, restampFrontier, type FrontierHeader, type FrontierView } from './frontier-cache.js';
+import { GRAPH_STAMP } from './graph-cache.js';
+import { agentDir, type Home } from './home.js';
+import { randomBytes } from './random.js';
+import { readFully } from './read-fully.js';
+import type { StatIndex, Titled } from './stat-index.js';
+import { writeSnapshot } from './graph-index.js';
+import type { Listing } from './work-listing.js';
+
+/**
+ * The frontier's default answer kept by content in the machine's cache (cache-dir.ts), so that the
+ * first command in a fresh clone or worktree of a state this machine has evaluated before does not
+ * evaluate it again (issue 14: "a cache keyed by content that survives a clone").
+ *
+ * local/ is the home's own, and a new checkout starts without it: its first frontier lists the files,
+ * takes their entries from the machine content cache (content-cache.ts), evaluates and writes the
+ * answer with its indexes, some 150 ms of cpu at 10,000 items. This cache holds what that call wrote
+ * to local/ (the answer's text, its title index, read index and left-out entries, and each agent's
+ * snapshot hashes), under a key of everything the answer was made from, by content:
+ *
+ * - every work file of every agent, by name and by the blob id and size git's index records for it,
+ *   and only where git vouches for each file (git-index.ts: its four stat numbers are the ones git
+ *   recorded, not racily clean, a plain stage-0 regular file; not a link): a file git cannot vouch
+ *   for (changed and not committed, untracked) gives no key, and the answer is evaluated;
+ * - holon.yaml as loaded, the agent's AGENTS.md and the capability cache by their bytes, the agent,
+ *   the holder, the view, and the build (CACHE_VERSION, VERSION, BUILD_ID, GRAPH_STAMP);
+ * - the rest of the answer's header as the evaluation made it (the clock window, the event records,
+ *   the run records, HEAD and unknown commits): checked by frontier-cache.ts stillValid, as for an
+ *   answer of local/. Those signatures that are stat keys (event records, run records, object
+ *   folders) are this checkout's: in another one they differ, and the answer is evaluated.
+ *
+ * Kept only where the answer names nothing of the checkout: no record problem (a problem names its
+ * file's path) and an evaluation that did not look at the checkout (`workspace`). One file per
+ * repository and agent (the last state kept); written by temp file + rename; a torn, foreign or
+ * unreadable file, or a key that differs, costs the evaluation, never an error.
+ *
+ * Restored, it is written to local/ as an evaluation would have written it (a new token and lineage,
+ * the snapshots from this checkout's listing with the kept hashes, the header with this call's file
+ * keys and the graph fingerprint of the kept digests): the next calls reuse or patch it as they would
+ * have. Only the graph cache is not written, as after a load from the content cache.
+ */
+
+/** 1: the answer's text, title index, read index, left-out entries and snapshot hashes. */
+const FORMAT = 1;
+
+/** The kept answer's header line: what it was made from, and the sections after it in order. */
+interface Head {
+  format: number;
+  key: string;
+  header: Omit<FrontierHeader, 'v' | 'fp' | 'gfp' | 'token' | 'lineage' | 'base'>;
+  /** [name, byte length]: `tix`, `dep`, `cut` (each file's bytes after its first line), `snap AGENT` (hashes, titles, prios, sums as f64), `text`. */
+  sections: Array<[string, number]>;
+}
+
+/** Where an agent's default answer of a repository is kept, and its key (null: none can be made). */
+export interface ContentAnswerKey {
+  path: string;
+  key: string;
+  tmp: string;
+}
+
+/** Bytes of a small file, or '-' when it cannot be read (an absent capability cache). */
+function bytesOf(path: string): string {
+  try {
+    return readFileSync(path, 'latin1');
+  } catch {
+    return '-';
+  }
+}
+
+/**
+ * The key of the answer for these listings, by content; null where git does not vouch for every
+ * listed file (or a name holds a newline, which no snapshot keeps), or there is no machine cache.
+ */
+export function contentAnswerKey(home: Home, agent: string, holder: string, listings: Listing[], src: ContentSource | string): ContentAnswerKey | null {
+  if (typeof src === 'string') return null;
+  // SHA-1, natively: a JS hash of 10,000 files' names and blob ids cost 19 ms unoptimized (node:crypto
+  // is loaded already: a full listing's part is a SHA-1 too, work-listing.ts).
+  const h = createHash('sha1');
+  h.update(`content-answer ${FORMAT}\0${CACHE_VERSION}\0${VERSION}\0${BUILD_ID}\0${GRAPH_STAMP}\0${agent}\0${holder}\0`);
+  for (const part of [JSON.stringify(home.config), bytesOf(join(agentDir(home, agent), 'AGENTS.md')), bytesOf(capabilityCachePath(home))]) h.update(`${part.length}\0`).update(part);
+  for (const l of listings) {
+    if (!l.count) {
+      h.update(`\0${l.agent}\0${0}\0`);
+      continue;
+    }
+    const work = src.git.work(l.agent);
+    if (!work || l.linked.size || l.irregular.size) return null;
+    const stats = l.stats;
+    for (let i = 0; i < l.count; i++) if (!work.vouches(i, stats)) return null;
+    // A name with a newline in it: no snapshot keeps it (graph-index.ts), and none is restored.
+    const names = l.joined;
+    let lines = 0;
+    for (let at = names.indexOf('\n'); at >= 0; at = names.indexOf('\n', at + 1)) lines++;
+    if (lines !== l.count - 1) return null;
+    const blobs = work.blobWords();
+    h.update(`\0${l.agent}\0${l.count}\0${Buffer.byteLength(names)}\0`).update(names).update(new Uint8Array(blobs.buffer, 0, blobs.byteLength));
+  }
+  return { path: join(src.dir, `answer-${src.repo}-${agent}.bin`), key: h.digest('hex'), tmp: join(src.dir, 'tmp') };
+}
+
+/** A file's bytes after its first line, if that line is `line`; null otherwise. */
+function afterLine(path: string, line: string): Buffer | null {
+  try {
+    const buf = readFileSync(path);
+    const nl = buf.indexOf(10);
+    return nl === line.length && buf.toString('latin1', 0, nl) === line ? buf.subarray(nl + 1) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What an evaluation just stored in local/ (frontier-cache.ts storeFrontier), to keep by content. */
+export interface Evaluated {
+  header: KeptHeader;
+  token: string;
+  lineage: string;
+  text: Uint8Array[];
+  /** The loaded graph's snapshots (graph-index.ts): each agent's hashes, in listing order. */
+  snapshots: Record<string, Titled>;
+}
+
+export type KeptHeader = Head['header'];
+
+const f64 = (a: Float64Array, count: number) => new Uint8Array(a.buffer, a.byteOffset, count * 8);
+
+/**
+ * Keeps the answer an evaluation stored in local/ under `ck`: its text as it was encoded, its indexes
+ * read back from their files (each only if its first line is still this answer's), the snapshots' hashes.
+ */
+export function keepContentAnswer(home: Home, agent: string, view: FrontierView, ck: ContentAnswerKey, listings: Listing[], e: Evaluated): void {
+  const files = answerFiles(home, agent, view);
+  const parts: Uint8Array[] = [];
+  const sections: Head['sections'] = [];
+  const add = (name: string, bytes: Uint8Array[]) => {
+    sections.push([name, bytes.reduce((n, b) => n + b.length, 0)]);
+    parts.push(...bytes);
+  };
+  for (const [name, path, line] of [['tix', files.titles, e.token], ['dep', files.deps, e.lineage], ['cut', files.cut, e.lineage]] as const) {
+    const body = afterLine(path, line);
+    if (body) add(name, [body]);
+  }
+  for (const l of listings) {
+    const s = e.snapshots[l.agent] as Partial<StatIndex> | undefined;
+    if (!s?.hashes || !s.titles || !s.prios || !s.sums || s.count !== l.count) return;
+    add(`snap ${l.agent}`, [f64(s.hashes, l.count), f64(s.titles, l.count), f64(s.prios, l.count), f64(s.sums, 3)]);
+  }
+  add('text', e.text);
+  const head: Head = { format: FORMAT, key: ck.key, header: e.header, sections };
+  writeCache(ck.path, [JSON.stringify(head) + '\n', ...parts], ck.tmp);
+}
+
+/** The answer kept under `ck`: its header (to check with stillValid), and `restore`. */
+export interface KeptAnswer {
+  header: KeptHeader;
+  /**
+   * Writes it to local/ as the evaluation that made it wrote it: the snapshots of these listings with
+   * the kept hashes, the text and indexes under a new token and lineage, then the header (this call's
+   * file keys `fp`, and `gfp` of the kept digests). False where any of it could not be read or written.
+   */
+  restore: (fp: string, gfpOf: (digest: Record<string, number>) => string) => boolean;
+  close: () => void;
+}
+
+/** The first line's most: a header names a few signatures. */
+const HEAD_MAX = 64 * 1024;
+
+/** The answer kept under `ck`, or null (none, another key, torn). Its file stays open until `close`. */
+export function findContentAnswer(home: Home, agent: string, view: FrontierView, ck: ContentAnswerKey, listings: Listing[]): KeptAnswer | null {
+  let fd: number;
+  try {
+    fd = openSync(ck.path, 'r');
+  } catch {
+    return null;
+  }
+  let kept = false;
+  try {
+    const size = fstatSync(fd).size;
+    const first = Buffer.allocUnsafe(Math.min(size, HEAD_MAX));
+    if (!readFully(fd, first, 0, first.length, 0)) return null;
+    const nl = first.indexOf(10);
+    if (nl < 0) return null;
+    const head = JSON.parse(first.toString('utf8', 0, nl)) as Head;
+    if (head.format !== FORMAT || head.key !== ck.key || !Array.isArray(head.sections)) return null;
+    const where = new Map<string, [number, number]>();
+    let at = nl + 1;
+    for (const [name, len] of head.sections) {
+      where.set(name, [at, len]);
+      at += len;
+    }
+    // Torn: the sections do not end where the file does.
+    if (at !== size || !where.has('text')) return null;
+    kept = true;
+    const restore = (fp: string, gfpOf: (digest: Record<string, number>) => string) => {
+      try {
+        return restoreFrom(home, agent, view, fd, where, listings, head.header, fp, gfpOf);
+      } catch {
+        return false;
+      }
+    };
+    return { header: head.header, restore, close: () => closeSync(fd) };
+  } catch {
+    return null;
+  } finally {
+    if (!kept) closeSync(fd);
+  }
+}
+
+function restoreFrom(home: Home, agent: string, view: FrontierView, fd: number, where: Map<string, [number, number]>, listings: Listing[], header: KeptHeader, fp: string, gfpOf: (digest: Record<string, number>) => string): boolean {
+  const section = (name: string): Buffer | null => {
+    const w = where.get(name);
+    if (!w) return null;
+    const buf = Buffer.allocUnsafe(w[1]);
+    if (!readFully(fd, buf, 0, w[1], w[0])) throw new Error('a kept answer cut short');
+    return buf;
+  };
+  const tmp = join(home.local, 'tmp');
+  const digest: Record<string, number> = {};
+  const snapshots: Array<[Listing, StatIndex]> = [];
+  for (const l of listings) {
+    const w = where.get(`snap ${l.agent}`);
+    const c = l.count;
+    if (!w || w[1] !== (3 * c + 3) * 8) return false;
+    // Its own aligned memory (a Buffer of node's pool may sit at any offset).
+    const a = new Float64Array(3 * c + 3);
+    if (!readFully(fd, new Uint8Array(a.buffer), 0, w[1], w[0])) return false;
+    // The listing's numbers, a racy file's as never matching (as graph-index.ts loadListed stores them).
+    let stats = l.stats.subarray(0, 4 * c);
+    if (l.racy.size) {
+      stats = Float64Array.from(stats);
+      for (let i = 0; i < c; i++) if (l.racy.has(l.nameAt(i))) stats.fill(NaN, 4 * i, 4 * i + 4);
+    }
+    const sums = a.subarray(3 * c, 3 * c + 3);
+    snapshots.push([l, { names: l.joined, count: c, stats, hashes: a.subarray(0, c), titles: a.subarray(c, 2 * c), prios: a.subarray(2 * c, 3 * c), sums, mark: l.mark }]);
+    digest[l.agent] = sums[0];
+  }
+  const files = answerFiles(home, agent, view);
+  const token = newLine();
+  const lineage = newLine();
+  const [from, len] = where.get('text')!;
+  function* text(): Generator<Uint8Array> {
+    yield Buffer.from(`${token}\n`);
+    const buf = Buffer.allocUnsafe(64 * 1024);
+    for (let at = from, left = len; left > 0;) {
+      const n = Math.min(buf.length, left);
+      if (!readFully(fd, buf, 0, n, at)) throw new Error('a kept answer cut short');
+      yield buf.subarray(0, n);
+      at += n;
+      left -= n;
+    }
+  }
+  for (const [l, idx] of snapshots) writeSnapshot(home, l, idx);
+  if (!writeCache(files.text, text(), tmp)) return false;
+  for (const [name, path, line] of [['tix', files.titles, token], ['dep', files.deps, lineage], ['cut', files.cut, lineage]] as const) {
+    const body = section(name);
+    if (body) writeCache(path, [`${line}\n`, body], tmp);
+  }
+  restampFrontier(home, agent, view, { ...header, fp, gfp: gfpOf(digest), token, lineage });
+  return true;
+}
+
+/** A new token or lineage, as frontier-cache.ts makes them (16 hex digits: the layout of an index after its first line depends on that length). */
+const newLine = () => randomBytes(8).toString('hex');

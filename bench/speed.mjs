@@ -153,6 +153,8 @@ function startKeeper(cwd, refresh = false) {
 // ---- measuring
 const holonRuns = (argvOf) => Array.from({ length: RUNS + 1 }, (_, i) => [process.execPath, BIN, ...argvOf(i)]);
 const sh = (argv) => argv.map((a) => `'${String(a).replace(/'/g, `'\\''`)}'`).join(' ');
+// Before a cold run that evaluates: no local/, and no answer kept by content in the machine's cache.
+const noKept = process.env.HOLON_CACHE_DIR === 'off' ? 'rm -rf .holon/local' : `rm -rf .holon/local ${sh([process.env.HOLON_CACHE_DIR])}/answer-*.bin`;
 const ratio = (r) => ({ cpu: r.cpu / r.baseCpu, wall: r.wall / r.baseWall, ms: r.cpu, base: r.baseCpu });
 const fmt = (x) => (x == null ? '-' : x.failed ? `failed (${x.failed})` : `${x.cpu.toFixed(2)}x / ${x.wall.toFixed(2)}x`);
 
@@ -225,9 +227,17 @@ for (const n of SIZES) {
     // Before each run of a "no caches" row: no local/ and no machine content cache (lib.mjs sets the bench's own).
     const noCaches = process.env.HOLON_CACHE_DIR === 'off' ? 'rm -rf .holon/local' : `rm -rf .holon/local ${sh([process.env.HOLON_CACHE_DIR])}`;
     if (n === 10000) {
-      // Cold: no local/ (a fresh clone). The machine's content cache (store/content-cache.ts) is warm
-      // after the first run; the second row removes it too before each run: no caches at all.
-      row('frontier --json, cold: no local/, machine content cache warm', size, 5, m(frontier, { prepare: 'rm -rf .holon/local' }));
+      // Cold: no local/ (a fresh clone). The machine's caches are warm after the first run: the answer
+      // kept by content (store/content-answer.ts, a state the machine evaluated before) and the content
+      // cache (store/content-cache.ts). The second row removes the kept answers before each run (a
+      // state it has not evaluated: entries from the content cache, then an evaluation); the third
+      // removes every cache: no caches at all.
+      // A fresh clone's records are as committed: the rows before changed some (progress notes, claims,
+      // edits), which git's index would not vouch for. Put back, and git's index refreshed once they are
+      // older than its own timestamp (racily clean files vouch for nothing, as in git).
+      spawnSync('bash', ['-c', 'git checkout -q -- .holon/agents && git clean -qfd -- .holon/agents && sleep 1 && git update-index -q --refresh'], { cwd, stdio: 'ignore' });
+      row('frontier --json, cold: no local/, machine caches warm', size, 5, m(frontier, { prepare: 'rm -rf .holon/local' }));
+      row('frontier --json, cold: no local/, machine content cache warm, no answer kept', size, 5, m(frontier, { prepare: noKept }));
       row('frontier --json, cold: no caches at all', size, 5, m(frontier, { prepare: noCaches }));
       // A `git pull` of 100 changed items (a fast-forward: git rewrites those files, 10 of them now
       // done): before each run the answer is made at the commit before, and the checkout moved on.
@@ -309,7 +319,8 @@ for (const n of SIZES) {
   if (n === Math.max(...SIZES)) {
     const argv = [process.execPath, BIN, 'frontier', '--json'];
     const none = maxRssMb(argv, cwd, process.env.HOLON_CACHE_DIR === 'off' ? 'rm -rf .holon/local' : `rm -rf .holon/local ${sh([process.env.HOLON_CACHE_DIR])}`);
-    const cold = maxRssMb(argv, cwd, 'rm -rf .holon/local');
+    // (Without the answer kept by content, which a cold call restores rather than evaluates.)
+    const cold = maxRssMb(argv, cwd, noKept);
     const warm = maxRssMb(argv, cwd);
     rows.push({ target: 'max RSS, frontier --json (cold, content cache warm / warm)', size, goal: '150 MB', memory: [cold, warm] });
     rows.push({ target: 'max RSS, frontier --json (cold, no caches at all)', size, goal: '150 MB', memory: [none] });

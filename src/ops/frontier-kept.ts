@@ -19,6 +19,15 @@ export interface Keeper {
   keep: ((e: Evaluated) => void) | null;
 }
 
+/** stillValid, false where a kept header is not one (a file of this format and build that was not written by it). */
+function valid(...a: Parameters<typeof stillValid>): boolean {
+  try {
+    return stillValid(...a);
+  } catch {
+    return false;
+  }
+}
+
 /** The default answer kept by content, restored to local/ and reused; else a Keeper. */
 export async function keptByContent(ctx: OpsCtx, agent: string, holder: string, listings: Listing[], fp: string, head?: number): Promise<Answer | Keeper> {
   const home = ctx.home();
@@ -29,7 +38,7 @@ export async function keptByContent(ctx: OpsCtx, agent: string, holder: string, 
   const found = key && findContentAnswer(home, agent, view, key, listings);
   if (found) {
     try {
-      if (stillValid(home, found.header as FrontierHeader, ctx.nowMs, ctx.cwd) && found.restore(fp, (digest) => graphFingerprint(home, agent, holder, view, digest))) {
+      if (valid(home, found.header as FrontierHeader, ctx.nowMs, ctx.cwd) && found.restore(fp, (digest) => graphFingerprint(home, agent, holder, view, digest))) {
         const c = readCachedFrontier(home, agent, view, head);
         if (c) {
           trace('frontier: restored from the machine\'s answers by content');

@@ -295,8 +295,9 @@ async function answerFor(ctx: OpsCtx, view: FrontierView, at: At, head?: number)
   const deps = record && titles?.where ? depIndexOf(input.items, agent, folderOf(loaded.folders), record.out, problems.length, tail, titles.where) : null;
   const header = headerFor(keptFp, gfp, bounds, used, f.now);
   const stored = storeFrontier(home, agent, view, header, bytes, titles, deps);
-  // Kept by content where it names nothing of this checkout (see content-answer.ts).
-  if (kept?.keep && stored.written && !problems.length && !used.workspace) {
+  // Kept by content where every entry is its blob's parse and nothing in it is this checkout's own
+  // (content-answer.ts): no record problem (it names a path), the checkout and its objects not read.
+  if (kept?.keep && stored.written && loaded.byBlob && !problems.length && !used.workspace && !used.ancestry) {
     const { fp: _f, gfp: _g, ...made } = header;
     kept.keep({ header: made, token: stored.token, lineage: stored.lineage, text: bytes, snapshots });
   }

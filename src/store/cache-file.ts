@@ -1,13 +1,15 @@
-import { closeSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from './random.js';
 
 /**
  * Writes a cache file under local/: temp file + rename (readers never see a torn file) but no fsync,
  * since a cache lost in a crash is rebuilt from the records. Never throws: a read-only home just
- * computes every time. Says whether the file was written.
+ * computes every time. Says whether the file was written. `durable`: its data is synced before the
+ * rename, for a cache whose bytes no line of its own checks (content-answer.ts), where a crash could
+ * otherwise leave a file of the right length with blocks never written.
  */
-export function writeCache(path: string, text: string | Uint8Array | Iterable<string | Uint8Array>, tmpDir: string): boolean {
+export function writeCache(path: string, text: string | Uint8Array | Iterable<string | Uint8Array>, tmpDir: string, durable = false): boolean {
   try {
     const tmp = join(tmpDir, `${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
     let size = 0;
@@ -20,6 +22,7 @@ export function writeCache(path: string, text: string | Uint8Array | Iterable<st
         for (let off = 0; off < buf.length;) off += writeSync(fd, buf, off);
         size += buf.length;
       }
+      if (durable) fsyncSync(fd);
     } catch (err) {
       // A full disk, or parts that could not be made (a generator reading another file): no temp file left behind.
       closeSync(fd);

@@ -31,14 +31,18 @@ import type { Listing } from './work-listing.js';
  *   recorded, not racily clean, a plain stage-0 regular file; not a link): a file git cannot vouch
  *   for (changed and not committed, untracked) gives no key, and the answer is evaluated;
  * - holon.yaml as loaded, the agent's AGENTS.md and the capability cache by their bytes, the agent,
- *   the holder, the view, and the build (CACHE_VERSION, VERSION, BUILD_ID, GRAPH_STAMP);
+ *   the holder, and the build (CACHE_VERSION, VERSION, BUILD_ID, GRAPH_STAMP); only the default
+ *   view (`frontier --json`, what `pick` reads and a person's view is cut from) is kept;
  * - the rest of the answer's header as the evaluation made it (the clock window, the event records,
  *   the run records, HEAD and unknown commits): checked by frontier-cache.ts stillValid, as for an
  *   answer of local/. Those signatures that are stat keys (event records, run records, object
  *   folders) are this checkout's: in another one they differ, and the answer is evaluated.
  *
- * Kept only where the answer names nothing of the checkout: no record problem (a problem names its
- * file's path) and an evaluation that did not look at the checkout (`workspace`). One file per
+ * Kept only from a load whose every entry is known to be its blob's parse (graph-index.ts byBlob: a
+ * file changed between the listing and its read is not), where the answer names nothing of the
+ * checkout (no record problem: a problem names its file's path) and the evaluation read neither the
+ * checkout (`workspace`) nor how a recorded commit relates to HEAD (`ancestry`: a shallow clone
+ * knows fewer commits, and no signature covers that). One file per
  * repository and agent (the last state kept); written by temp file + rename; a torn, foreign or
  * unreadable file, or a key that differs, costs the evaluation, never an error.
  *
@@ -154,8 +158,11 @@ export function keepContentAnswer(home: Home, agent: string, view: FrontierView,
     add(`snap ${l.agent}`, [f64(s.hashes, l.count), f64(s.titles, l.count), f64(s.prios, l.count), f64(s.sums, 3)]);
   }
   add('text', e.text);
-  const head: Head = { format: FORMAT, key: ck.key, header: e.header, sections };
-  writeCache(ck.path, [JSON.stringify(head) + '\n', ...parts], ck.tmp);
+  const line = JSON.stringify({ format: FORMAT, key: ck.key, header: e.header, sections } satisfies Head) + '\n';
+  // (A head findContentAnswer would not read whole: none kept.)
+  if (Buffer.byteLength(line) > HEAD_MAX) return;
+  // Synced: nothing in its sections says they were written whole (a local answer has its token line).
+  writeCache(ck.path, [line, ...parts], ck.tmp, true);
 }
 
 /** The answer kept under `ck`: its header (to check with stillValid), and `restore`. */

@@ -122,6 +122,11 @@ export class AgentContent {
     if (this.known[i] === 2) this.learned++;
   }
 
+  /** Whether every listed file's entry is known to be its blob's (taken, parsed from that blob's text, or a graph-cache hit git vouches for). */
+  allKnown(): boolean {
+    return !this.known.includes(0);
+  }
+
   /** A parse that gave a problem: never written (it names its file's path, this checkout's), so not known. */
   unlearn(i: number): void {
     if (this.known[i] === 2) this.learned--;

@@ -128,6 +128,12 @@ export interface InputUse {
   spendingSig: string | null;
   /** The HEAD commit when the freshness check asked for it (undefined: never asked). */
   head?: string | null;
+  /**
+   * git was asked how a recorded commit relates to HEAD: the answer depends on this repository's
+   * objects (a shallow or single-branch clone knows fewer), which no signature here covers but the
+   * unknown commits'. An answer that asked is never kept by content (content-answer.ts).
+   */
+  ancestry?: boolean;
   /** Recorded commits this repository did not have: a fetch may bring them, so the cache rechecks them. */
   unknownCommits: string[];
   /** objectsSignature of each unknown commit (same order), taken before git was asked about it. */
@@ -176,6 +182,7 @@ export function buildFrontierInput(home: Home, agent: string, opts: { holder: st
     ancestry: (commit) => {
       let a = ancestry.get(commit);
       if (!a) {
+        used.ancestry = true;
         const h = head();
         const cache = h ? (known ??= ancestryCache(home, opts.cwd)) : null;
         a = cache && h ? cache.ask(commit, h) : 'unknown';

@@ -39,6 +39,13 @@ export interface LoadedGraph {
   snapshots: Record<string, Titled>;
   /** Per listing, its agent and how many items were loaded up to its end (the items' folders). */
   folders: Array<[string, number]>;
+  /**
+   * Whether every loaded entry is known to be the parse of the blob git's index names for its file
+   * (content-cache.ts AgentContent.allKnown): false where an agent's load did not ask the content
+   * cache, or a file was read as other bytes than git's (changed after it was listed). An answer
+   * kept by content (content-answer.ts) is kept only from such a load.
+   */
+  byBlob: boolean;
 }
 
 const idxOf = (cachePath: string) => cachePath.slice(0, -'.json'.length) + '.idx';
@@ -196,6 +203,7 @@ export function loadListed(home: Home, listing: Listing, out: LoadedGraph, conte
   }
   out.digest[agent] = digest;
   if (patch.length && !deferred) writeEntries(home, cachePath, entries, count, logged, patch);
+  if (!cc?.allKnown()) out.byBlob = false;
   if (cc) {
     trace(`${agent}: content cache, ${cc.taken} of ${names.length} taken, ${cc.learned} learned`);
     cc.save(names, entries);
@@ -305,6 +313,7 @@ export function loadListings(home: Home, listings: Listing[], content?: ContentS
     digest: {},
     snapshots: {},
     folders: [],
+    byBlob: true,
     // Built on first use: a frontier whose answer is reused (same digest) never needs the items.
     get items() {
       if (!items) {

@@ -241,10 +241,19 @@ describe('the machine answers by content', () => {
     expect(e.json).toEqual(await full(d));
   });
 
-  it('keeps no answer that names the checkout: one with a record problem, one that read the checkout (an item asks for a branch)', async () => {
+  it('keeps no answer that is the checkout\'s own: one with a record problem, one that read the checkout (an item asks for a branch), one that asked git how a recorded commit relates to HEAD', async () => {
+    // Evidence recorded at the first commit, and a commit after it: HEAD has moved past it, which a
+    // shallow clone of the same state could not tell.
+    const evidence = await origin();
+    const first = git(evidence.dir, 'rev-parse', 'HEAD').trim();
+    const res = await holon(['evidence', evidence.ids[1], 'tests pass', '--commit', first], { cwd: evidence.dir, env: { HOLON_NOW: NOW } });
+    expect(res.code, res.stderr).toBe(0);
+    git(evidence.dir, 'add', '-A');
+    git(evidence.dir, 'commit', '-qm', 'evidence');
     for (const o of [
       await origin({ edit: (work) => writeFileSync(join(work, 'w-broken.md'), '---\nid: [\n---\n') }),
       await origin({ branch: true }),
+      evidence,
     ]) {
       const cache = tempDir('holon-ca-');
       const c = await cloneOf(o.dir);

@@ -1,9 +1,9 @@
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { holon, project, tempDir } from '../helpers/cli.js';
-import { git } from '../helpers/clones.js';
-import { writeGraph } from '../helpers/graph.js';
+import { holon, tempDir } from '../helpers/cli.js';
+import { freshClone, git, withoutLocal } from '../helpers/clones.js';
+import { graphProject } from '../helpers/graph.js';
 import { readStatIndex } from '../../src/store/stat-index.js';
 import { FIXED } from '../../src/store/stat-index-layout.js';
 
@@ -17,31 +17,18 @@ import { FIXED } from '../../src/store/stat-index-layout.js';
 const NOW = '2026-11-30T06:00:00Z';
 const N = 40;
 const RESTORED = "frontier: restored from the machine's answers by content";
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A home of N items committed to git; `branch` keeps writeGraph's items that ask for a branch (they read the checkout). */
 async function origin(opts: { n?: number; branch?: boolean; edit?: (work: string, ids: string[]) => void } = {}) {
-  const p = await project();
-  const work = join(p.home, 'agents/main/work');
-  const ids = writeGraph(work, opts.n ?? N);
-  if (!opts.branch) for (const id of ids) writeFileSync(join(work, `${id}.md`), readFileSync(join(work, `${id}.md`), 'utf8').replace('branch: "main"\n', ''));
-  opts.edit?.(work, ids);
-  git(p.dir, 'init', '-q', '-b', 'main');
-  git(p.dir, 'config', 'user.email', 't@test');
-  git(p.dir, 'config', 'user.name', 'test');
-  git(p.dir, 'add', '-A');
-  git(p.dir, 'commit', '-qm', 'home');
+  const { p, ids } = await graphProject(opts.n ?? N, (work, ids) => {
+    if (!opts.branch) for (const id of ids) writeFileSync(join(work, `${id}.md`), readFileSync(join(work, `${id}.md`), 'utf8').replace('branch: "main"\n', ''));
+    opts.edit?.(work, ids);
+  });
   return { dir: p.dir, ids };
 }
 
-/** A fresh clone, its index written again a little after its files (see content-cache.test.ts). */
-async function cloneOf(src: string): Promise<string> {
-  const dir = join(tempDir(), 'clone');
-  git(src, 'clone', '-q', src, dir);
-  await sleep(30);
-  git(dir, 'update-index', '--force-write-index');
-  return dir;
-}
+/** A fresh clone (helpers/clones.ts). */
+const cloneOf = freshClone;
 
 const workFile = (dir: string, id: string) => join(dir, '.holon/agents/main/work', `${id}.md`);
 
@@ -53,27 +40,12 @@ async function frontier(dir: string, env: NodeJS.ProcessEnv = {}) {
 }
 
 /** The full evaluation of the same checkout: no local/, no machine cache; local/ is put back after. */
-async function full(dir: string, env: NodeJS.ProcessEnv = {}) {
-  const local = join(dir, '.holon/local');
-  rmSync(`${local}.kept`, { recursive: true, force: true });
-  try {
-    renameSync(local, `${local}.kept`);
-  } catch {
-    // None yet.
-  }
-  try {
+const full = (dir: string, env: NodeJS.ProcessEnv = {}) =>
+  withoutLocal(dir, async () => {
     const r = await frontier(dir, { ...env, HOLON_CACHE_DIR: 'off' });
     expect(r.evaluated).toBe(true);
     return r.json;
-  } finally {
-    rmSync(local, { recursive: true, force: true });
-    try {
-      renameSync(`${local}.kept`, local);
-    } catch {
-      // There was none.
-    }
-  }
-}
+  });
 
 const answers = (cache: string) => (existsSync(cache) ? readdirSync(cache).filter((f) => f.startsWith('answer-')) : []);
 

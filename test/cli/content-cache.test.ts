@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { holon, project, tempDir } from '../helpers/cli.js';
-import { git } from '../helpers/clones.js';
-import { writeGraph } from '../helpers/graph.js';
+import { holon, tempDir } from '../helpers/cli.js';
+import { freshClone, git, withoutLocal } from '../helpers/clones.js';
+import { graphProject } from '../helpers/graph.js';
 
 /**
  * The machine's content cache (store/content-cache.ts, store/git-index.ts): a fresh clone (no local/)
@@ -18,29 +18,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A home of N items committed to git. */
 async function origin() {
-  const p = await project();
-  const ids = writeGraph(join(p.home, 'agents/main/work'), N);
-  git(p.dir, 'init', '-q', '-b', 'main');
-  git(p.dir, 'config', 'user.email', 't@test');
-  git(p.dir, 'config', 'user.name', 'test');
-  git(p.dir, 'add', '-A');
-  git(p.dir, 'commit', '-qm', 'home');
+  const { p, ids } = await graphProject(N);
   return { dir: p.dir, ids };
 }
 
-/**
- * A fresh clone. git writes its index right after the files: on a fast clone of a few files they can
- * share its timestamp tick and be racily clean (vouched for by nothing, as git itself would re-read
- * them). A clone of a real home takes longer than a tick; here the index is written again a little
- * later, as any `git status` that refreshes it would.
- */
-async function cloneOf(src: string): Promise<string> {
-  const dir = join(tempDir(), 'clone');
-  git(src, 'clone', '-q', src, dir);
-  await sleep(30);
-  git(dir, 'update-index', '--force-write-index');
-  return dir;
-}
+/** A fresh clone (helpers/clones.ts). */
+const cloneOf = freshClone;
 
 const fresh = (dir: string) => rmSync(join(dir, '.holon/local'), { recursive: true, force: true });
 const workFile = (dir: string, id: string) => join(dir, '.holon/agents/main/work', `${id}.md`);
@@ -55,27 +38,12 @@ async function frontier(dir: string, env: NodeJS.ProcessEnv = {}) {
 }
 
 /** The full evaluation of the same checkout: no local/, no content cache; local/ is put back after. */
-async function full(dir: string) {
-  const local = join(dir, '.holon/local');
-  rmSync(`${local}.kept`, { recursive: true, force: true });
-  try {
-    renameSync(local, `${local}.kept`);
-  } catch {
-    // None yet.
-  }
-  try {
+const full = (dir: string) =>
+  withoutLocal(dir, async () => {
     const r = await frontier(dir);
     expect(r.cc).toBeNull();
     return r.json;
-  } finally {
-    rmSync(local, { recursive: true, force: true });
-    try {
-      renameSync(`${local}.kept`, local);
-    } catch {
-      // There was none.
-    }
-  }
-}
+  });
 
 const verdict = (f: any, id: string) => {
   for (const c of ['runnable', 'needs_decision', 'needs_action', 'waiting', 'resume_candidates', 'not_runnable']) {

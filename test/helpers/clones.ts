@@ -1,11 +1,46 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { holon, tempDir, type Run } from './cli.js';
 
 /** Runs git in `cwd` and returns stdout; throws with git's message on failure. */
 export function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/**
+ * A fresh clone of `src` in a temp folder. git writes its index right after the files: on a fast clone
+ * of a few files they can share its timestamp tick and be racily clean (vouched for by nothing, as git
+ * itself would re-read them). A clone of a real home takes longer than a tick; here the index is
+ * written again a little later, as any `git status` that refreshes it would.
+ */
+export async function freshClone(src: string): Promise<string> {
+  const dir = join(tempDir(), 'clone');
+  git(src, 'clone', '-q', src, dir);
+  await new Promise((r) => setTimeout(r, 30));
+  git(dir, 'update-index', '--force-write-index');
+  return dir;
+}
+
+/** What `run` gives in the checkout `dir` with no `.holon/local` (a fresh clone's state); its local/ is put back after. */
+export async function withoutLocal<T>(dir: string, run: () => Promise<T>): Promise<T> {
+  const local = join(dir, '.holon/local');
+  rmSync(`${local}.kept`, { recursive: true, force: true });
+  try {
+    renameSync(local, `${local}.kept`);
+  } catch {
+    // None yet.
+  }
+  try {
+    return await run();
+  } finally {
+    rmSync(local, { recursive: true, force: true });
+    try {
+      renameSync(`${local}.kept`, local);
+    } catch {
+      // There was none.
+    }
+  }
 }
 
 /**

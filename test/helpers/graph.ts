@@ -26,11 +26,15 @@ export function writeGraph(work: string, n: number): string[] {
   return ids;
 }
 
-/** A temp project whose agent `main` holds writeGraph's `n` items, committed to a new git repository (branch main). */
-export async function graphProject(n: number) {
+/**
+ * A temp project whose agent `main` holds writeGraph's `n` items, committed to a new git repository
+ * (branch main); `prepare` changes the work folder before the commit.
+ */
+export async function graphProject(n: number, prepare?: (work: string, ids: string[]) => void) {
   const p = await project();
   const work = join(p.home, 'agents/main/work');
   const ids = writeGraph(work, n);
+  prepare?.(work, ids);
   git(p.dir, 'init', '-q', '-b', 'main');
   git(p.dir, 'config', 'user.email', 't@test');
   git(p.dir, 'config', 'user.name', 'test');

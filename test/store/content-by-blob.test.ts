@@ -6,7 +6,7 @@ import { listAll, loadListings } from '../../src/store/graph-index.js';
 import { openHome } from '../../src/store/home.js';
 import { tempDir } from '../helpers/cli.js';
 import { graphProject } from '../helpers/graph.js';
-import { git } from '../helpers/clones.js';
+import { freshClone } from '../helpers/clones.js';
 
 /**
  * A load says whether every entry it gave is the parse of the blob git's index names for its file
@@ -14,15 +14,10 @@ import { git } from '../helpers/clones.js';
  * those blobs, and kept only from such a load. A file replaced between the listing (whose numbers git
  * vouches for) and its read is parsed as its new bytes, and that load is not one.
  */
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function freshClone() {
+async function clonedHome() {
   const { p, ids } = await graphProject(12);
-  const dir = join(tempDir(), 'clone');
-  git(p.dir, 'clone', '-q', p.dir, dir);
-  // Its files older than its index (not racily clean): see test/cli/content-cache.test.ts.
-  await sleep(30);
-  git(dir, 'update-index', '--force-write-index');
+  const dir = await freshClone(p.dir);
   const home = openHome({ cwd: dir, env: {} });
   return { home, ids, work: join(home.dir, 'agents/main/work') };
 }
@@ -30,7 +25,7 @@ async function freshClone() {
 describe('a load by blob', () => {
   it('is one when every entry is taken from the content cache or parsed from its blob\'s bytes', async () => {
     const cache = tempDir('holon-cc-');
-    const { home } = await freshClone();
+    const { home } = await clonedHome();
     const listings = listAll(home, ['main']);
     // First: every file parsed and its text checked against its blob.
     expect(loadListings(home, listings, contentSource(home.dir, listings, { HOLON_CACHE_DIR: cache })).byBlob).toBe(true);
@@ -40,7 +35,7 @@ describe('a load by blob', () => {
 
   it('is not one when a file was replaced after it was listed', async () => {
     const cache = tempDir('holon-cc-');
-    const { home, ids, work } = await freshClone();
+    const { home, ids, work } = await clonedHome();
     const listings = listAll(home, ['main']);
     const src = contentSource(home.dir, listings, { HOLON_CACHE_DIR: cache });
     // As another holon's write does: a new file renamed over the listed one.

@@ -28,17 +28,27 @@ function valid(...a: Parameters<typeof stillValid>): boolean {
   }
 }
 
-/** The default answer kept by content, restored to local/ and reused; else a Keeper. */
-export async function keptByContent(ctx: OpsCtx, agent: string, holder: string, listings: Listing[], fp: string, head?: number): Promise<Answer | Keeper> {
+/**
+ * The default answer kept by content, restored to local/ and reused; `again` where the kept state is a
+ * few files from this one (restored as a local/ at that state: the caller goes on as after a pull,
+ * those files read again, and an evaluation it comes to keeps its answer by the Keeper); else a Keeper.
+ */
+export async function keptByContent(ctx: OpsCtx, agent: string, holder: string, listings: Listing[], fp: string, head?: number): Promise<Answer | Keeper | { again: Keeper }> {
   const home = ctx.home();
   const view = { limit: undefined, all: false };
   const [{ contentSource }, { contentAnswerKey, findContentAnswer, keepContentAnswer }] = await Promise.all([import('../store/content-cache.js'), import('../store/content-answer.js')]);
   const src = contentSource(home.dir, listings);
   const key = contentAnswerKey(home, agent, holder, listings, src);
+  const keeper: Keeper = { src, keep: key ? (e) => keepContentAnswer(home, agent, view, key, listings, e) : null };
   const found = key && findContentAnswer(home, agent, view, key, listings);
   if (found) {
     try {
-      if (valid(home, found.header as FrontierHeader, ctx.nowMs, ctx.cwd) && found.restore(fp, (digest) => graphFingerprint(home, agent, holder, view, digest))) {
+      // (A state a few files from this one: under no file keys, so that it is never reused as it is.)
+      if (valid(home, found.header as FrontierHeader, ctx.nowMs, ctx.cwd) && found.restore(found.moved ? '' : fp, (digest) => graphFingerprint(home, agent, holder, view, digest))) {
+        if (found.moved) {
+          trace(`frontier: restored from the machine's answers by content, ${found.moved} file${found.moved === 1 ? '' : 's'} changed since`);
+          return { again: keeper };
+        }
         const c = readCachedFrontier(home, agent, view, head);
         if (c) {
           trace('frontier: restored from the machine\'s answers by content');
@@ -49,5 +59,5 @@ export async function keptByContent(ctx: OpsCtx, agent: string, holder: string, 
       found.close();
     }
   }
-  return { src, keep: key ? (e) => keepContentAnswer(home, agent, view, key, listings, e) : null };
+  return keeper;
 }

@@ -13,7 +13,7 @@ import { listKept, type KeeperSeen } from '../store/kept-listing.js';
 import { beforeLongWork } from '../runtime/compile-mode.js';
 import { codePath } from '../store/code-paths.js';
 import { leftToKeeper, reusedAnswer, storedAnswer, topAfterChange, withVerdicts } from './frontier-patched.js';
-import { keptByContent } from './frontier-kept.js';
+import { keptByContent, type Keeper } from './frontier-kept.js';
 import { trace } from '../store/trace.js';
 import type { OpsCtx } from './context.js';
 import { holderOf } from './holder.js';
@@ -180,6 +180,8 @@ interface At {
   listings: Listing[];
   seen?: KeeperSeen;
   pick?: boolean;
+  /** local/ was restored from a kept state a few files from this one: what keeps an evaluation's answer (ops/frontier-kept.ts). */
+  restored?: Keeper;
 }
 
 async function answerFor(ctx: OpsCtx, view: FrontierView, at: At, head?: number): Promise<Answer> {
@@ -260,8 +262,11 @@ async function answerFor(ctx: OpsCtx, view: FrontierView, at: At, head?: number)
     }
   }
   // No answer of this view in local/ (a fresh clone or worktree): the machine may keep one by content.
-  const kept = !cached && defaultView(view) ? await keptByContent(ctx, agent, holder, listings, keptFp, head) : null;
-  if (kept && 'parts' in kept) return kept;
+  const found = at.restored ?? (!cached && defaultView(view) ? await keptByContent(ctx, agent, holder, listings, keptFp, head) : null);
+  // (Once: restored, local/ has an answer, and where it does not take, the call evaluates.)
+  if (found && 'again' in found) return answerFor(ctx, view, { ...at, restored: found.again }, head);
+  if (found && 'parts' in found) return found;
+  const kept = found;
   // Loaded only now: a reused answer needs neither the graph nor the evaluator.
   beforeLongWork(listings.reduce((n, l) => n + l.count, 0));
   const [{ computeFrontier }, { buildFrontierInput }, { loadListings }, { ReadLog }, { depIndexOf }] = await Promise.all([

@@ -50,25 +50,46 @@ import type { Listing } from './work-listing.js';
  * the snapshots from this checkout's listing with the kept hashes, the header with this call's file
  * keys and the graph fingerprint of the kept digests): the next calls reuse or patch it as they would
  * have. Only the graph cache is not written, as after a load from the content cache.
+ *
+ * A nearby state (the same key but for the work files, the same names, at most MOVED_MAX of the files
+ * of another blob: the next commit) is restored as a local/ before a `git pull` is: the files of
+ * another blob stored in the snapshot as never matching and the header under no file keys, so the
+ * caller reads those files again and reuses, patches or evaluates the answer as after any pull
+ * (ops/frontier.ts). Sound by the same argument as that pull: every number the snapshot keeps is a
+ * file whose blob is the kept state's, and the answer is never reused by file keys.
  */
 
-/** 1: the answer's text, title index, read index, left-out entries and snapshot hashes. */
-const FORMAT = 1;
+/**
+ * 1: the answer's text, title index, read index, left-out entries and snapshot hashes; 2: the key in
+ * two parts, and each agent's names and blob ids (a state a few files from the kept one restores it as
+ * after a pull).
+ */
+const FORMAT = 2;
 
 /** The kept answer's header line: what it was made from, and the sections after it in order. */
 interface Head {
   format: number;
+  /** Everything of the key but the work files. */
+  base: string;
   key: string;
   header: Omit<FrontierHeader, 'v' | 'fp' | 'gfp' | 'token' | 'lineage' | 'base'>;
-  /** [name, byte length]: `tix`, `dep`, `cut` (each file's bytes after its first line), `snap AGENT` (hashes, titles, prios, sums as f64), `text`. */
+  /**
+   * [name, byte length]: `tix`, `dep`, `cut` (each file's bytes after its first line), `snap AGENT`
+   * (hashes, titles, prios, sums as f64), `names AGENT` (the listing's names, '\n' between them) and
+   * `blobs AGENT` (six u32 a file: size and blob id), `text`.
+   */
   sections: Array<[string, number]>;
 }
 
 /** Where an agent's default answer of a repository is kept, and its key (null: none can be made). */
 export interface ContentAnswerKey {
   path: string;
+  /** Everything of the key but the work files: config, AGENTS.md, capabilities, agent, holder, build. */
+  base: string;
   key: string;
   tmp: string;
+  /** Per listing: its agent, names ('\n' between them) and blob words (six a file). */
+  files: Array<{ agent: string; names: string; blobs: Uint32Array }>;
 }
 
 /** Bytes of a small file, or '-' when it cannot be read (an absent capability cache). */
@@ -88,12 +109,16 @@ export function contentAnswerKey(home: Home, agent: string, holder: string, list
   if (typeof src === 'string') return null;
   // SHA-1, natively: a JS hash of 10,000 files' names and blob ids cost 19 ms unoptimized (node:crypto
   // is loaded already: a full listing's part is a SHA-1 too, work-listing.ts).
-  const h = createHash('sha1');
-  h.update(`content-answer ${FORMAT}\0${CACHE_VERSION}\0${VERSION}\0${BUILD_ID}\0${GRAPH_STAMP}\0${agent}\0${holder}\0`);
-  for (const part of [JSON.stringify(home.config), bytesOf(join(agentDir(home, agent), 'AGENTS.md')), bytesOf(capabilityCachePath(home))]) h.update(`${part.length}\0`).update(part);
+  const b = createHash('sha1');
+  b.update(`content-answer ${FORMAT}\0${CACHE_VERSION}\0${VERSION}\0${BUILD_ID}\0${GRAPH_STAMP}\0${agent}\0${holder}\0`);
+  for (const part of [JSON.stringify(home.config), bytesOf(join(agentDir(home, agent), 'AGENTS.md')), bytesOf(capabilityCachePath(home))]) b.update(`${part.length}\0`).update(part);
+  const base = b.digest('hex');
+  const h = createHash('sha1').update(base);
+  const files: ContentAnswerKey['files'] = [];
   for (const l of listings) {
     if (!l.count) {
       h.update(`\0${l.agent}\0${0}\0`);
+      files.push({ agent: l.agent, names: '', blobs: new Uint32Array(0) });
       continue;
     }
     const work = src.git.work(l.agent);
@@ -107,8 +132,9 @@ export function contentAnswerKey(home: Home, agent: string, holder: string, list
     if (lines !== l.count - 1) return null;
     const blobs = work.blobWords();
     h.update(`\0${l.agent}\0${l.count}\0${Buffer.byteLength(names)}\0`).update(names).update(new Uint8Array(blobs.buffer, 0, blobs.byteLength));
+    files.push({ agent: l.agent, names, blobs });
   }
-  return { path: join(src.dir, `answer-${src.repo}-${agent}.bin`), key: h.digest('hex'), tmp: join(src.dir, 'tmp') };
+  return { path: join(src.dir, `answer-${src.repo}-${agent}.bin`), base, key: h.digest('hex'), tmp: join(src.dir, 'tmp'), files };
 }
 
 /** A file's bytes after its first line, if that line is `line`; null otherwise. */
@@ -157,8 +183,9 @@ export function keepContentAnswer(home: Home, agent: string, view: FrontierView,
     if (!s?.hashes || !s.titles || !s.prios || !s.sums || s.count !== l.count) return;
     add(`snap ${l.agent}`, [f64(s.hashes, l.count), f64(s.titles, l.count), f64(s.prios, l.count), f64(s.sums, 3)]);
   }
+  for (const f of ck.files) add(`names ${f.agent}`, [Buffer.from(f.names)]), add(`blobs ${f.agent}`, [new Uint8Array(f.blobs.buffer, f.blobs.byteOffset, f.blobs.byteLength)]);
   add('text', e.text);
-  const line = JSON.stringify({ format: FORMAT, key: ck.key, header: e.header, sections } satisfies Head) + '\n';
+  const line = JSON.stringify({ format: FORMAT, base: ck.base, key: ck.key, header: e.header, sections } satisfies Head) + '\n';
   // (A head findContentAnswer would not read whole: none kept.)
   if (Buffer.byteLength(line) > HEAD_MAX) return;
   // Synced: nothing in its sections says they were written whole (a local answer has its token line).
@@ -168,6 +195,12 @@ export function keepContentAnswer(home: Home, agent: string, view: FrontierView,
 /** The answer kept under `ck`: its header (to check with stillValid), and `restore`. */
 export interface KeptAnswer {
   header: KeptHeader;
+  /**
+   * How many listed files have another blob than the kept state's (0: the same state). Restored, their
+   * snapshot numbers never match, and the call goes on as after a `git pull` in a home whose local/
+   * was at the kept state: those files are read again, and the answer patched or evaluated.
+   */
+  moved: number;
   /**
    * Writes it to local/ as the evaluation that made it wrote it: the snapshots of these listings with
    * the kept hashes, the text and indexes under a new token and lineage, then the header (this call's
@@ -196,7 +229,7 @@ export function findContentAnswer(home: Home, agent: string, view: FrontierView,
     const nl = first.indexOf(10);
     if (nl < 0) return null;
     const head = JSON.parse(first.toString('utf8', 0, nl)) as Head;
-    if (head.format !== FORMAT || head.key !== ck.key || !Array.isArray(head.sections)) return null;
+    if (head.format !== FORMAT || head.base !== ck.base || !Array.isArray(head.sections)) return null;
     const where = new Map<string, [number, number]>();
     let at = nl + 1;
     for (const [name, len] of head.sections) {
@@ -205,15 +238,19 @@ export function findContentAnswer(home: Home, agent: string, view: FrontierView,
     }
     // Torn: the sections do not end where the file does.
     if (at !== size || !where.has('text')) return null;
+    const moved = head.key === ck.key ? new Map<string, number[]>() : movedSince(fd, where, ck);
+    if (!moved) return null;
     kept = true;
     const restore = (fp: string, gfpOf: (digest: Record<string, number>) => string) => {
       try {
-        return restoreFrom(home, agent, view, fd, where, listings, head.header, fp, gfpOf);
+        return restoreFrom(home, agent, view, fd, where, listings, head.header, moved, fp, gfpOf);
       } catch {
         return false;
       }
     };
-    return { header: head.header, restore, close: () => closeSync(fd) };
+    let count = 0;
+    for (const m of moved.values()) count += m.length;
+    return { header: head.header, moved: count, restore, close: () => closeSync(fd) };
   } catch {
     return null;
   } finally {
@@ -221,7 +258,43 @@ export function findContentAnswer(home: Home, agent: string, view: FrontierView,
   }
 }
 
-function restoreFrom(home: Home, agent: string, view: FrontierView, fd: number, where: Map<string, [number, number]>, listings: Listing[], header: KeptHeader, fp: string, gfpOf: (digest: Record<string, number>) => string): boolean {
+/** Past this share of the files changed, a kept state is not restored: the call evaluates anyway. */
+const MOVED_MAX = 1 / 8;
+
+/**
+ * Per listing, the positions whose blob is not the kept state's: null where the kept state has other
+ * agents or other names (a file come or gone: the patch would not apply), or too many changed.
+ */
+function movedSince(fd: number, where: Map<string, [number, number]>, ck: ContentAnswerKey): Map<string, number[]> | null {
+  const read = (name: string, len: number): Buffer | null => {
+    const w = where.get(name);
+    if (!w || w[1] !== len) return null;
+    const buf = Buffer.allocUnsafe(len);
+    return readFully(fd, buf, 0, len, w[0]) ? buf : null;
+  };
+  let agents = 0;
+  for (const name of where.keys()) if (name.startsWith('names ')) agents++;
+  if (agents !== ck.files.length) return null;
+  const moved = new Map<string, number[]>();
+  let files = 0;
+  let count = 0;
+  for (const f of ck.files) {
+    const names = Buffer.from(f.names);
+    const keptNames = read(`names ${f.agent}`, names.length);
+    const keptBlobs = read(`blobs ${f.agent}`, f.blobs.byteLength);
+    if (!keptNames || !keptBlobs || !keptNames.equals(names)) return null;
+    const now = Buffer.from(f.blobs.buffer, f.blobs.byteOffset, f.blobs.byteLength);
+    const m: number[] = [];
+    // Six words (24 bytes) a file: compared a file at a time only where the whole differs.
+    if (!keptBlobs.equals(now)) for (let i = 0, n = f.blobs.length / 6; i < n; i++) if (keptBlobs.compare(now, 24 * i, 24 * i + 24, 24 * i, 24 * i + 24) !== 0) m.push(i);
+    moved.set(f.agent, m);
+    files += f.blobs.length / 6;
+    count += m.length;
+  }
+  return count > 0 && count <= files * MOVED_MAX ? moved : null;
+}
+
+function restoreFrom(home: Home, agent: string, view: FrontierView, fd: number, where: Map<string, [number, number]>, listings: Listing[], header: KeptHeader, moved: Map<string, number[]>, fp: string, gfpOf: (digest: Record<string, number>) => string): boolean {
   const section = (name: string): Buffer | null => {
     const w = where.get(name);
     if (!w) return null;
@@ -239,11 +312,14 @@ function restoreFrom(home: Home, agent: string, view: FrontierView, fd: number, 
     // Its own aligned memory (a Buffer of node's pool may sit at any offset).
     const a = new Float64Array(3 * c + 3);
     if (!readFully(fd, new Uint8Array(a.buffer), 0, w[1], w[0])) return false;
-    // The listing's numbers, a racy file's as never matching (as graph-index.ts loadListed stores them).
+    // The listing's numbers, a racy file's as never matching (as graph-index.ts loadListed stores
+    // them), and a file of another blob than the kept state's too: it is read again.
     let stats = l.stats.subarray(0, 4 * c);
-    if (l.racy.size) {
+    const m = moved.get(l.agent) ?? [];
+    if (l.racy.size || m.length) {
       stats = Float64Array.from(stats);
-      for (let i = 0; i < c; i++) if (l.racy.has(l.nameAt(i))) stats.fill(NaN, 4 * i, 4 * i + 4);
+      if (l.racy.size) for (let i = 0; i < c; i++) if (l.racy.has(l.nameAt(i))) stats.fill(NaN, 4 * i, 4 * i + 4);
+      for (const i of m) stats.fill(NaN, 4 * i, 4 * i + 4);
     }
     const sums = a.subarray(3 * c, 3 * c + 3);
     snapshots.push([l, { names: l.joined, count: c, stats, hashes: a.subarray(0, c), titles: a.subarray(c, 2 * c), prios: a.subarray(2 * c, 3 * c), sums, mark: l.mark }]);

@@ -130,6 +130,62 @@ describe('the machine answers by content', () => {
     await after(/frontier: (patched|reused|evaluated)/);
   });
 
+  it('a fresh clone of a state a few files from the kept one restores it as a local/ before a pull, and answers as a full evaluation', async () => {
+    const { dir, ids } = await origin({ n: 400 });
+    const { cache } = await kept(dir);
+    const env = { HOLON_CACHE_DIR: cache };
+    const work = (d: string, id: string) => workFile(d, id);
+    const change = (id: string, from: string, to: string) => {
+      const text = readFileSync(work(dir, id), 'utf8');
+      expect(text).toContain(from);
+      writeFileSync(work(dir, id), text.replace(from, to));
+    };
+    const commit = (m: string) => {
+      git(dir, 'add', '-A');
+      git(dir, 'commit', '-qm', m);
+    };
+    const after = async (changed: number, path: RegExp) => {
+      const c = await cloneOf(dir);
+      const r = await frontier(c, env);
+      expect(r.stderr).toContain(`${RESTORED}, ${changed} file${changed === 1 ? '' : 's'} changed since`);
+      expect(r.stderr).toMatch(path);
+      expect(r.json).toEqual(await full(c));
+      return c;
+    };
+    const shown = (await full(await cloneOf(dir))).runnable;
+    // A progress note (the same digest), then a new title (a title patch), each a commit after the kept state.
+    writeFileSync(work(dir, shown[0].id), `${readFileSync(work(dir, shown[0].id), 'utf8')}- a note from another clone\n`);
+    commit('a note');
+    await after(1, /frontier: reused \(same digest/);
+    change(shown[1].id, `title: "${shown[1].title}"`, 'title: "retitled elsewhere"');
+    commit('a title');
+    await after(2, /frontier: reused with 1 entry patched/);
+    // An item done (a verdict patch from the restored read index).
+    change(shown[2].id, 'status: "open"', 'status: "done"');
+    commit('done');
+    const c = await after(3, /frontier: patched/);
+    // The clone goes on from there as any home does.
+    const top = (await full(c)).runnable[0].id as string;
+    expect((await holon(['complete', top, '--result', 'r', '--evidence', 'e', '--no-followup', 'none'], { cwd: c, env: { HOLON_NOW: NOW, ...env } })).code).toBe(0);
+    const next = await frontier(c, env);
+    expect(next.json).toEqual(await full(c));
+    // A new dependency: past what a patch does, so the restored state is evaluated, and that answer kept.
+    change(ids[10], 'revision: 1\n', `revision: 1\ndepends_on:\n  - "${ids[12]}"\n`);
+    commit('a dependency');
+    await after(4, /frontier: evaluated/);
+    expect((await frontier(await cloneOf(dir), env)).stderr).toContain(`${RESTORED}\n`);
+    // A file come or gone: other names, nothing restored; that evaluation keeps its own state.
+    git(dir, 'rm', '-q', work(dir, ids[5]));
+    commit('gone');
+    const gone = await cloneOf(dir);
+    const g = await frontier(gone, env);
+    expect(g.restored).toBe(false);
+    expect(g.evaluated).toBe(true);
+    expect(g.json).toEqual(await full(gone));
+    const same = await frontier(await cloneOf(dir), env);
+    expect(same.stderr).toContain(`${RESTORED}\n`);
+  });
+
   it('a pick as the first command of a fresh clone claims what a full evaluation puts first', async () => {
     const { dir } = await origin();
     const { cache } = await kept(dir);
@@ -184,14 +240,17 @@ describe('the machine answers by content', () => {
     expect(r.json).toEqual(await full(torn));
     const again = await frontier(await cloneOf(dir), env);
     expect(again.restored, again.stderr).toBe(true);
-    // Another state of the repository (a commit more): its answer replaces the kept one.
-    writeFileSync(workFile(dir, ids[2]), readFileSync(workFile(dir, ids[2]), 'utf8').replace('priority: "P2"', 'priority: "P0"'));
-    git(dir, 'commit', '-qam', 'a priority');
+    // Another state of the repository, with other names (a record more): evaluated, and its answer
+    // replaces the kept one.
+    writeFileSync(workFile(dir, `${ids[2]}x`), readFileSync(workFile(dir, ids[2]), 'utf8').replace(`id: "${ids[2]}"`, `id: "${ids[2]}x"`));
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-qm', 'a record more');
     const next = await cloneOf(dir);
     const n = await frontier(next, env);
     expect(n.restored).toBe(false);
+    expect(n.evaluated).toBe(true);
     expect(n.json).toEqual(await full(next));
-    expect((await frontier(await cloneOf(dir), env)).restored).toBe(true);
+    expect((await frontier(await cloneOf(dir), env)).stderr).toContain(`${RESTORED}\n`);
   });
 
   it('a home whose caches cannot be written, or a machine cache that cannot be, evaluates and says nothing', async () => {

@@ -11,7 +11,7 @@
 // The graph is peer-gen.py's rule: 30 % closed, every third item depends on the one before, priority
 // i % 5. holon's home is generated from the same rule (one file per item), and is a git repository.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { measure } from './rusage.mjs';
@@ -242,6 +242,18 @@ for (const n of SIZES) {
       // A `git pull` of 100 changed items (a fast-forward: git rewrites those files, 10 of them now
       // done): before each run the answer is made at the commit before, and the checkout moved on.
       pullBranches(cwd, n);
+      // A fresh clone of the commit after the one the machine evaluated (100 items changed): the answer
+      // kept at bench-base (the last row's) put back before each run, the checkout at bench-pulled, its
+      // index refreshed once its files are older than it (as a clone's is), no local/.
+      const machine = process.env.HOLON_CACHE_DIR;
+      const keptAt = machine === 'off' || !existsSync(machine) ? [] : readdirSync(machine).filter((f) => f.startsWith('answer-') && f.endsWith('.bin')).map((f) => join(machine, f));
+      if (keptAt.length === 1) {
+        copyFileSync(keptAt[0], `${keptAt[0]}.bench-base`);
+        const nextCommit = `cp ${sh([`${keptAt[0]}.bench-base`, keptAt[0]])} && git checkout -q -f bench-pulled && sleep 1 && git update-index -q --refresh && rm -rf .holon/local`;
+        row('frontier --json, cold: no local/, a clone of the commit after the one the machine evaluated (100 items changed)', size, 5, m(frontier, { prepare: nextCommit }));
+        rmSync(`${keptAt[0]}.bench-base`, { force: true });
+        spawnSync('git', ['checkout', '-q', '-f', 'bench-base'], { cwd, stdio: 'ignore' });
+      }
       row('frontier --json, the first after a git pull of 100 changed items', size, 5, m(frontier, { prepare: `git checkout -q -f bench-base; ${warm} >/dev/null; git checkout -q -f bench-pulled` }));
       spawnSync('git', ['checkout', '-q', '-f', 'bench-base'], { cwd, stdio: 'ignore' });
       spawnSync('bash', ['-c', `${warm} >/dev/null`], { cwd, env: { ...process.env, ...ENV } });

@@ -40,11 +40,11 @@ export async function keptByContent(ctx: OpsCtx, agent: string, holder: string, 
   const src = contentSource(home.dir, listings);
   const key = contentAnswerKey(home, agent, holder, listings, src);
   const keeper: Keeper = { src, keep: key ? (e) => keepContentAnswer(home, agent, view, key, listings, e) : null };
-  const found = key && findContentAnswer(home, agent, view, key, listings);
+  const found = key && findContentAnswer(home, agent, view, key, listings, (h) => valid(home, h as FrontierHeader, ctx.nowMs, ctx.cwd));
   if (found) {
     try {
       // (A state a few files from this one: under no file keys, so that it is never reused as it is.)
-      if (valid(home, found.header as FrontierHeader, ctx.nowMs, ctx.cwd) && found.restore(found.moved ? '' : fp, (digest) => graphFingerprint(home, agent, holder, view, digest))) {
+      if (found.restore(found.moved ? '' : fp, (digest) => graphFingerprint(home, agent, holder, view, digest))) {
         if (found.moved) {
           trace(`frontier: restored from the machine's answers by content, ${found.moved} file${found.moved === 1 ? '' : 's'} changed since`);
           return { again: keeper };

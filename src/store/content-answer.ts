@@ -192,9 +192,8 @@ export function keepContentAnswer(home: Home, agent: string, view: FrontierView,
   writeCache(ck.path, [line, ...parts], ck.tmp, true);
 }
 
-/** The answer kept under `ck`: its header (to check with stillValid), and `restore`. */
+/** The answer kept under `ck` (or a nearby state's), found valid now: how far it is, and `restore`. */
 export interface KeptAnswer {
-  header: KeptHeader;
   /**
    * How many listed files have another blob than the kept state's (0: the same state). Restored, their
    * snapshot numbers never match, and the call goes on as after a `git pull` in a home whose local/
@@ -213,8 +212,11 @@ export interface KeptAnswer {
 /** The first line's most: a header names a few signatures. */
 const HEAD_MAX = 64 * 1024;
 
-/** The answer kept under `ck`, or null (none, another key, torn). Its file stays open until `close`. */
-export function findContentAnswer(home: Home, agent: string, view: FrontierView, ck: ContentAnswerKey, listings: Listing[]): KeptAnswer | null {
+/**
+ * The answer kept under `ck` (or a nearby state's) whose header `valid` accepts, or null (none, another
+ * key, torn, not valid now). Its file stays open until `close`.
+ */
+export function findContentAnswer(home: Home, agent: string, view: FrontierView, ck: ContentAnswerKey, listings: Listing[], valid: (h: KeptHeader) => boolean): KeptAnswer | null {
   let fd: number;
   try {
     fd = openSync(ck.path, 'r');
@@ -238,6 +240,8 @@ export function findContentAnswer(home: Home, agent: string, view: FrontierView,
     }
     // Torn: the sections do not end where the file does.
     if (at !== size || !where.has('text')) return null;
+    // (Before the names and blob ids of a nearby state are read: megabytes at 50,000 files.)
+    if (!valid(head.header)) return null;
     const moved = head.key === ck.key ? new Map<string, number[]>() : movedSince(fd, where, ck);
     if (!moved) return null;
     kept = true;
@@ -250,7 +254,7 @@ export function findContentAnswer(home: Home, agent: string, view: FrontierView,
     };
     let count = 0;
     for (const m of moved.values()) count += m.length;
-    return { header: head.header, moved: count, restore, close: () => closeSync(fd) };
+    return { moved: count, restore, close: () => closeSync(fd) };
   } catch {
     return null;
   } finally {

@@ -53,7 +53,7 @@ export function bufferText(text: Buffer): AnswerText {
 export function fileText(path: string, token: string, head: Buffer): AnswerText | null {
   const start = Buffer.byteLength(token) + 1;
   if (head.length < start || head.toString('latin1', 0, start) !== `${token}\n`) return null;
-  let fd: number | null;
+  let fd: number;
   let size: number;
   try {
     fd = openSync(path, 'r');
@@ -68,12 +68,19 @@ export function fileText(path: string, token: string, head: Buffer): AnswerText 
     closeSync(fd);
     return null;
   }
-  const length = size - start;
-  let known = head.subarray(start);
+  return rangeText(fd, start, size - start, head.subarray(start), true);
+}
+
+/**
+ * The text at bytes [start, start + length) of the open file `fd`, of which `known` (its first bytes)
+ * was read already; `close` closes `fd` where the text `owns` it (else its opener does).
+ */
+export function rangeText(fd: number, start: number, length: number, known: Buffer = Buffer.alloc(0), owns = false): AnswerText {
+  let open: number | null = fd;
   let whole = false;
   const clip = (n: number) => Math.max(0, Math.min(n, length));
   const readTo = (buf: Buffer, a: number, b: number): Buffer => {
-    if (!readFully(fd!, buf, 0, b - a, start + a)) throw new Error('the stored answer is shorter than it was');
+    if (open === null || !readFully(open, buf, 0, b - a, start + a)) throw new Error('the stored answer is shorter than it was');
     return buf.subarray(0, b - a);
   };
   const read = (a: number, b: number): Buffer => readTo(Buffer.allocUnsafe(b - a), a, b);
@@ -103,8 +110,8 @@ export function fileText(path: string, token: string, head: Buffer): AnswerText 
       return known;
     },
     close() {
-      if (fd !== null) closeSync(fd);
-      fd = null;
+      if (open !== null && owns) closeSync(open);
+      open = null;
     },
   };
 }

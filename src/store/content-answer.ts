@@ -6,12 +6,12 @@ import { BUILD_ID } from '../build-id.js';
 import { writeCache } from './cache-file.js';
 import { capabilityCachePath } from './capabilities.js';
 import type { ContentSource } from './content-cache.js';
-import { answerFiles, CACHE_VERSION, restampFrontier, type FrontierHeader, type FrontierView } from './frontier-cache.js';
+import { afterFirstLine, answerFiles, CACHE_VERSION, newToken, restampFrontier, type FrontierHeader, type FrontierView } from './frontier-cache.js';
 import { GRAPH_STAMP } from './graph-cache.js';
 import { agentDir, type Home } from './home.js';
-import { randomBytes } from './random.js';
 import { readFully } from './read-fully.js';
-import type { StatIndex, Titled } from './stat-index.js';
+import { partChunks, rangeText, TextRange } from './answer-text.js';
+import type { StatIndex } from './stat-index.js';
 import { writeSnapshot } from './graph-index.js';
 import type { Listing } from './work-listing.js';
 
@@ -137,17 +137,6 @@ export function contentAnswerKey(home: Home, agent: string, holder: string, list
   return { path: join(src.dir, `answer-${src.repo}-${agent}.bin`), base, key: h.digest('hex'), tmp: join(src.dir, 'tmp'), files };
 }
 
-/** A file's bytes after its first line, if that line is `line`; null otherwise. */
-function afterLine(path: string, line: string): Buffer | null {
-  try {
-    const buf = readFileSync(path);
-    const nl = buf.indexOf(10);
-    return nl === line.length && buf.toString('latin1', 0, nl) === line ? buf.subarray(nl + 1) : null;
-  } catch {
-    return null;
-  }
-}
-
 /** What an evaluation just stored in local/ (frontier-cache.ts storeFrontier), to keep by content. */
 export interface Evaluated {
   header: KeptHeader;
@@ -155,7 +144,7 @@ export interface Evaluated {
   lineage: string;
   text: Uint8Array[];
   /** The loaded graph's snapshots (graph-index.ts): each agent's hashes, in listing order. */
-  snapshots: Record<string, Titled>;
+  snapshots: Record<string, Pick<StatIndex, 'count' | 'hashes' | 'titles' | 'prios' | 'sums'>>;
 }
 
 export type KeptHeader = Head['header'];
@@ -175,12 +164,12 @@ export function keepContentAnswer(home: Home, agent: string, view: FrontierView,
     parts.push(...bytes);
   };
   for (const [name, path, line] of [['tix', files.titles, e.token], ['dep', files.deps, e.lineage], ['cut', files.cut, e.lineage]] as const) {
-    const body = afterLine(path, line);
+    const body = afterFirstLine(path, line);
     if (body) add(name, [body]);
   }
   for (const l of listings) {
-    const s = e.snapshots[l.agent] as Partial<StatIndex> | undefined;
-    if (!s?.hashes || !s.titles || !s.prios || !s.sums || s.count !== l.count) return;
+    const s = e.snapshots[l.agent];
+    if (!s || s.count !== l.count) return;
     add(`snap ${l.agent}`, [f64(s.hashes, l.count), f64(s.titles, l.count), f64(s.prios, l.count), f64(s.sums, 3)]);
   }
   for (const f of ck.files) add(`names ${f.agent}`, [Buffer.from(f.names)]), add(`blobs ${f.agent}`, [new Uint8Array(f.blobs.buffer, f.blobs.byteOffset, f.blobs.byteLength)]);
@@ -269,13 +258,16 @@ const MOVED_MAX = 1 / 8;
  * Per listing, the positions whose blob is not the kept state's: null where the kept state has other
  * agents or other names (a file come or gone: the patch would not apply), or too many changed.
  */
+/** Section `name` of the kept file, read (into `into`'s memory where given); null where it is missing, of another length than `len`, or cut short. */
+function section(fd: number, where: Map<string, [number, number]>, name: string, len?: number, into?: Uint8Array): Uint8Array | null {
+  const w = where.get(name);
+  if (!w || (len !== undefined && w[1] !== len)) return null;
+  const buf = into ?? Buffer.allocUnsafe(w[1]);
+  return readFully(fd, buf, 0, w[1], w[0]) ? buf : null;
+}
+
 function movedSince(fd: number, where: Map<string, [number, number]>, ck: ContentAnswerKey): Map<string, number[]> | null {
-  const read = (name: string, len: number): Buffer | null => {
-    const w = where.get(name);
-    if (!w || w[1] !== len) return null;
-    const buf = Buffer.allocUnsafe(len);
-    return readFully(fd, buf, 0, len, w[0]) ? buf : null;
-  };
+  const read = (name: string, len: number) => section(fd, where, name, len) as Buffer | null;
   let agents = 0;
   for (const name of where.keys()) if (name.startsWith('names ')) agents++;
   if (agents !== ck.files.length) return null;
@@ -299,23 +291,14 @@ function movedSince(fd: number, where: Map<string, [number, number]>, ck: Conten
 }
 
 function restoreFrom(home: Home, agent: string, view: FrontierView, fd: number, where: Map<string, [number, number]>, listings: Listing[], header: KeptHeader, moved: Map<string, number[]>, fp: string, gfpOf: (digest: Record<string, number>) => string): boolean {
-  const section = (name: string): Buffer | null => {
-    const w = where.get(name);
-    if (!w) return null;
-    const buf = Buffer.allocUnsafe(w[1]);
-    if (!readFully(fd, buf, 0, w[1], w[0])) throw new Error('a kept answer cut short');
-    return buf;
-  };
   const tmp = join(home.local, 'tmp');
   const digest: Record<string, number> = {};
   const snapshots: Array<[Listing, StatIndex]> = [];
   for (const l of listings) {
-    const w = where.get(`snap ${l.agent}`);
     const c = l.count;
-    if (!w || w[1] !== (3 * c + 3) * 8) return false;
     // Its own aligned memory (a Buffer of node's pool may sit at any offset).
     const a = new Float64Array(3 * c + 3);
-    if (!readFully(fd, new Uint8Array(a.buffer), 0, w[1], w[0])) return false;
+    if (!section(fd, where, `snap ${l.agent}`, a.byteLength, new Uint8Array(a.buffer))) return false;
     // The listing's numbers, a racy file's as never matching (as graph-index.ts loadListed stores
     // them), and a file of another blob than the kept state's too: it is read again.
     let stats = l.stats.subarray(0, 4 * c);
@@ -330,29 +313,20 @@ function restoreFrom(home: Home, agent: string, view: FrontierView, fd: number, 
     digest[l.agent] = sums[0];
   }
   const files = answerFiles(home, agent, view);
-  const token = newLine();
-  const lineage = newLine();
+  const token = newToken();
+  const lineage = newToken();
   const [from, len] = where.get('text')!;
-  function* text(): Generator<Uint8Array> {
-    yield Buffer.from(`${token}\n`);
-    const buf = Buffer.allocUnsafe(64 * 1024);
-    for (let at = from, left = len; left > 0;) {
-      const n = Math.min(buf.length, left);
-      if (!readFully(fd, buf, 0, n, at)) throw new Error('a kept answer cut short');
-      yield buf.subarray(0, n);
-      at += n;
-      left -= n;
-    }
-  }
+  // Copied through answer-text.ts's one small buffer, from the kept file (its opener closes it).
+  const text = rangeText(fd, from, len);
   for (const [l, idx] of snapshots) writeSnapshot(home, l, idx);
-  if (!writeCache(files.text, text(), tmp)) return false;
+  if (!writeCache(files.text, partChunks([Buffer.from(`${token}\n`), new TextRange(0, len)], text), tmp)) return false;
   for (const [name, path, line] of [['tix', files.titles, token], ['dep', files.deps, lineage], ['cut', files.cut, lineage]] as const) {
-    const body = section(name);
-    if (body) writeCache(path, [`${line}\n`, body], tmp);
+    if (!where.has(name)) continue;
+    const body = section(fd, where, name);
+    if (!body) return false;
+    writeCache(path, [`${line}\n`, body], tmp);
   }
   restampFrontier(home, agent, view, { ...header, fp, gfp: gfpOf(digest), token, lineage });
   return true;
 }
 
-/** A new token or lineage, as frontier-cache.ts makes them (16 hex digits: the layout of an index after its first line depends on that length). */
-const newLine = () => randomBytes(8).toString('hex');

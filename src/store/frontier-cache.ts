@@ -124,17 +124,29 @@ const titlesPath = (home: Home, agent: string, view: FrontierView) => join(home.
 const cutPath = (home: Home, agent: string, view: FrontierView) => join(home.local, 'cache', `frontier-${agent}-${viewKey(view)}.cut`);
 const depsPath = (home: Home, agent: string, view: FrontierView) => join(home.local, 'cache', `frontier-${agent}-${viewKey(view)}.dep`);
 
-/** A file of the answer's lineage: its first line is the lineage, the rest `parse`'s. */
-function readLineage<T>(path: string, lineage: string | undefined, parse: (rest: Buffer) => T | null): T | null {
-  if (!lineage) return null;
+/** A cache file's bytes after its first line, where that line is `line` (an answer's token or lineage); null otherwise. */
+export function afterFirstLine(path: string, line: string): Buffer | null {
   try {
     const buf = readFileSync(path);
     const nl = buf.indexOf(10);
-    return nl >= 0 && buf.toString('utf8', 0, nl) === lineage ? parse(buf.subarray(nl + 1)) : null;
+    return nl >= 0 && buf.toString('utf8', 0, nl) === line ? buf.subarray(nl + 1) : null;
   } catch {
     return null;
   }
 }
+
+/** A file of the answer's token or lineage `line`: the rest `parse`'s (null where it does not parse). */
+function readLineage<T>(path: string, line: string | undefined, parse: (rest: Buffer) => T | null): T | null {
+  const rest = line ? afterFirstLine(path, line) : null;
+  try {
+    return rest && parse(rest);
+  } catch {
+    return null;
+  }
+}
+
+/** A new answer's token or lineage (16 hex digits: the layout of an index after its first line depends on that length). */
+export const newToken = () => randomBytes(8).toString('hex');
 
 /** What the verdicts of the answer under `lineage` read (frontier-deps.ts), or null. */
 export const readDeps = (home: Home, agent: string, view: FrontierView, lineage: string | undefined): DepIndex | null =>
@@ -150,15 +162,8 @@ export function storeCut(home: Home, agent: string, view: FrontierView, lineage:
 }
 
 /** The title index stored with the answer `c` (the same token), or null. */
-export function readTitleIndex(home: Home, agent: string, view: FrontierView, c: CachedFrontier): TitleIndex | null {
-  try {
-    const buf = readFileSync(titlesPath(home, agent, view));
-    const nl = buf.indexOf(10);
-    return nl >= 0 && buf.toString('utf8', 0, nl) === c.header.token ? parseTitleIndex(buf.subarray(nl + 1)) : null;
-  } catch {
-    return null;
-  }
-}
+export const readTitleIndex = (home: Home, agent: string, view: FrontierView, c: CachedFrontier): TitleIndex | null =>
+  readLineage(titlesPath(home, agent, view), c.header.token, parseTitleIndex);
 
 /**
  * The last answer: a small header file (fingerprints, validity) and the text as it was printed, in its
@@ -194,15 +199,7 @@ function readStart(path: string, max: number): { bytes: Buffer; partial: boolean
 }
 
 /** The whole text of the answer stored under `token` (after its token line); null when it is not the one stored now. */
-export function readAnswerText(home: Home, agent: string, view: FrontierView, token: string): Buffer | null {
-  try {
-    const bytes = readFileSync(textPath(home, agent, view));
-    const nl = bytes.indexOf(10);
-    return nl >= 0 && bytes.toString('utf8', 0, nl) === token ? bytes.subarray(nl + 1) : null;
-  } catch {
-    return null;
-  }
-}
+export const readAnswerText = (home: Home, agent: string, view: FrontierView, token: string): Buffer | null => afterFirstLine(textPath(home, agent, view), token);
 
 /**
  * The text of stored answer `c` (the same token), to be read where it is used: what was read of it, or
@@ -276,8 +273,8 @@ export function withNow(parts: Buffer[], now: string, nowIso: string): Array<str
  * Returns the token, and whether the text was written.
  */
 export function storeFrontier(home: Home, agent: string, view: FrontierView, h: Omit<Header, 'v' | 'token'>, text: string | Uint8Array | Iterable<Uint8Array>, titles: TitleIndex | null, deps?: DepIndex | null): StoredAs {
-  const token = randomBytes(8).toString('hex');
-  const lineage = h.lineage ?? randomBytes(8).toString('hex');
+  const token = newToken();
+  const lineage = h.lineage ?? newToken();
   // Parts given one at a time (a generator's may share one buffer: see answer-text.ts partChunks).
   function* parts() {
     yield token + '\n';

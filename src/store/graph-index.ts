@@ -2,7 +2,7 @@ import { unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RecordProblem } from '../core/record-codec.js';
 import type { WorkItem } from '../core/types.js';
-import { readStatIndex, rowOf, setNanBit, statIndexStamped, writeStatIndex, type StatIndex, type Titled } from './stat-index.js';
+import { readStatIndex, rowOf, setNanBit, statIndexStamped, writeStatIndex, type StatIndex } from './stat-index.js';
 import { appendLog, cachedCount, GRAPH_STAMP, logLine, readEntries, VERSION, writeEntries, type Patch } from './graph-cache.js';
 import { listAgents, type Home } from './home.js';
 import { workDir } from './work-store.js';
@@ -36,7 +36,7 @@ export interface LoadedGraph {
    */
   digest: Record<string, number>;
   /** Per agent, the names and title hashes of what was loaded (its snapshot's), in listing order. */
-  snapshots: Record<string, Titled>;
+  snapshots: Record<string, StatIndex>;
   /** Per listing, its agent and how many items were loaded up to its end (the items' folders). */
   folders: Array<[string, number]>;
   /**

@@ -71,7 +71,7 @@ function patched(home: Home, patchVerdicts: Patcher, x: VerdictArgs, input: Patc
   trace(`frontier: patched (${done.evaluated} item${done.evaluated === 1 ? '' : 's'} evaluated again)${store ? '' : '; the index keeper stores the answer'}`);
   const header = { ...done.header, fp: x.fp, gfp: x.gfp };
   const src = input.src;
-  const keep = () => storeFrontier(home, x.agent, x.view, header, src ? partChunks(done.parts, src) : (done.parts as Buffer[]), done.index, done.deps);
+  const keep = () => storeFrontier(home, x.agent, x.view, header, src ? { parts: done.parts, src } : (done.parts as Buffer[]), done.index, done.deps);
   // (Not stored now: read whole, no ranges in it; withVerdicts gives no `src` then.)
   if (!store) return { parts: done.parts as Buffer[], header: { ...header, token: '' }, keep: () => void keep() };
   const stored = keep();

@@ -5,7 +5,8 @@ import { iso } from '../core/time.js';
 import { NOT_RUNNABLE_SHOWN } from '../core/frontier-codes.js';
 import { frontierFingerprint, graphFingerprint, headerFor, readCachedFrontier, readCut, readTitleIndex, restampFrontier, reuseParts, stillValid, storeCut, storeFrontier, storeTitleIndex, storedText, withNow, type CachedFrontier, type FrontierHeader, type FrontierView, type TextCopy } from '../store/frontier-cache.js';
 import { currentTitles, titleIndexOf, type Since, type TitlePatch } from '../store/frontier-titles.js';
-import { partChunks, type AnswerText } from '../store/answer-text.js';
+import type { AnswerText } from '../store/answer-text.js';
+import type { StoredText } from '../store/answer-delta.js';
 import type { Titled } from '../store/stat-index.js';
 import { quickDigest, type Entry, type Listing } from '../store/graph-index.js';
 import type { Home } from '../store/home.js';
@@ -351,7 +352,7 @@ function withTitles(home: Home, agent: string, holder: string, view: FrontierVie
   const index = readTitleIndex(home, agent, view, prev);
   if (!index) return null;
   // What was read of the answer (all of it, or its start: then its file, read where it is used).
-  let text: AnswerText | null = null;
+  let text: StoredText | null = null;
   const answer = () => {
     const w = whole.read();
     return w === null ? null : (text = storedText(home, agent, view, w ?? prev));
@@ -385,7 +386,7 @@ function withTitles(home: Home, agent: string, holder: string, view: FrontierVie
     trace(`frontier: reused with ${current.patched} entr${current.patched === 1 ? 'y' : 'ies'} patched`);
     // Stored as it was made (its `now` the header's), printed with this call's.
     const { token: _, ...header } = { ...prev.header, fp };
-    const stored = storeFrontier(home, agent, view, header, partChunks(current.parts, text!), current.index);
+    const stored = storeFrontier(home, agent, view, header, { parts: current.parts, src: text! }, current.index);
     return { ...storedAnswer(home, agent, view, current.parts, text!, stored, [prev.header.now, nowIso]), header: { ...header, token: stored.token } };
   } finally {
     (text as AnswerText | null)?.close();

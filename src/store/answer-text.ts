@@ -20,6 +20,13 @@ export interface AnswerText {
   all(): Buffer;
   /** Closes its file, if it has one open (a text held whole has none). */
   close(): void;
+  /** Where `p`, if it is a view of the bytes this text has read (what `bytes` and `parts` give), lies in the text; else -1. */
+  offsetOf(p: Uint8Array): number;
+}
+
+/** Where `p` lies in `known` (the first bytes of a text), if it is a view of that memory; else -1. */
+export function viewOffset(p: Uint8Array, known: Uint8Array): number {
+  return p.buffer === known.buffer && p.byteOffset >= known.byteOffset && p.byteOffset + p.length <= known.byteOffset + known.length ? p.byteOffset - known.byteOffset : -1;
 }
 
 /** Bytes [from, to) of an answer's text, copied from its file when the new answer is written. */
@@ -42,6 +49,7 @@ export function bufferText(text: Buffer): AnswerText {
     into: (_, a, b) => text.subarray(clip(a), clip(b)),
     all: () => text,
     close: () => undefined,
+    offsetOf: (p) => viewOffset(p, text),
   };
 }
 
@@ -113,6 +121,7 @@ export function rangeText(fd: number, start: number, length: number, known: Buff
       if (open !== null && owns) closeSync(open);
       open = null;
     },
+    offsetOf: (p) => viewOffset(p, known),
   };
 }
 

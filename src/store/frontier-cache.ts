@@ -1,5 +1,6 @@
 import { Hash128 } from '../core/hash128.js';
 import { randomBytes } from './random.js';
+import { trace } from './trace.js';
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Workspace } from '../core/frontier.js';
@@ -15,7 +16,8 @@ import { objectsSignature, readHead, readWorkspace } from './workspace.js';
 import { parseTitleIndex, titleIndexBytes, type TitleIndex } from './frontier-titles.js';
 import { cutParts, parseCut, type CutIndex } from './frontier-cut.js';
 import { depParts, parseDeps, type DepIndex } from './frontier-deps.js';
-import { bufferText, fileText, partChunks, TextRange, type AnswerText } from './answer-text.js';
+import { bufferText, fileText, partChunks, TextRange, type AnswerText, type Part } from './answer-text.js';
+import { deltaText, isDelta, openBase, parseDelta, wholeOfDelta, writeDelta, type Delta, type StoredText } from './answer-delta.js';
 
 /** Same HEAD (read from the files), and no new objects where a commit git did not know would appear (a fetch may bring it). */
 function gitUnchanged(g: { head: string | null; unknown: string[]; objects?: string[] }, cwd: string): boolean {
@@ -33,8 +35,9 @@ function gitUnchanged(g: { head: string | null; unknown: string[]; objects?: str
  */
 
 // 7: titles out of the graph digest, checked through the answer's title index (frontier-titles.ts);
-// 8: priorities too (the index has them, and the channels' counts).
-export const CACHE_VERSION = 8;
+// 8: priorities too (the index has them, and the channels' counts); 9: a text may be a delta
+// (answer-delta.ts), which a build before it would take for an answer's text.
+export const CACHE_VERSION = 9;
 
 interface Header {
   v: number;
@@ -71,6 +74,8 @@ export interface CachedFrontier {
   start: number;
   /** Only the file's first bytes were read (readCachedFrontier's `head`). */
   partial: boolean;
+  /** The text is stored as a delta of a base (answer-delta.ts): `bytes` is then its text as composed, after the file's token line. */
+  delta?: Delta;
 }
 
 const statSig = (file: string) => fileKey(file) ?? '-';
@@ -120,6 +125,8 @@ export const answerFiles = (home: Home, agent: string, view: FrontierView) => ({
 
 const cachePath = (home: Home, agent: string, view: FrontierView) => join(home.local, 'cache', `frontier-${agent}-${viewKey(view)}.json`);
 const textPath = (home: Home, agent: string, view: FrontierView) => join(home.local, 'cache', `frontier-${agent}-${viewKey(view)}.txt`);
+/** The answer stored whole that the text, when it is a delta, is a delta of (answer-delta.ts). */
+const basePath = (home: Home, agent: string, view: FrontierView) => join(home.local, 'cache', `frontier-${agent}-${viewKey(view)}.base.txt`);
 const titlesPath = (home: Home, agent: string, view: FrontierView) => join(home.local, 'cache', `frontier-${agent}-${viewKey(view)}.tix`);
 const cutPath = (home: Home, agent: string, view: FrontierView) => join(home.local, 'cache', `frontier-${agent}-${viewKey(view)}.cut`);
 const depsPath = (home: Home, agent: string, view: FrontierView) => join(home.local, 'cache', `frontier-${agent}-${viewKey(view)}.dep`);
@@ -179,10 +186,71 @@ export function readCachedFrontier(home: Home, agent: string, view: FrontierView
     // a string copy and encoding it again for stdout cost several times what reading it does.
     const { bytes, partial } = head === undefined ? { bytes: readFileSync(textPath(home, agent, view)), partial: false } : readStart(textPath(home, agent, view), head);
     const nl = bytes.indexOf(10);
-    return nl >= 0 && bytes.toString('utf8', 0, nl) === header.token ? { header, bytes, start: nl + 1, partial } : null;
+    if (nl < 0 || bytes.toString('utf8', 0, nl) !== header.token) return null;
+    if (!isDelta(bytes.subarray(nl + 1))) return { header, bytes, start: nl + 1, partial };
+    return composedStart(home, agent, view, header, head);
   } catch {
     return null;
   }
+}
+
+/**
+ * The answer under `header` stored as a delta: its text as composed from its base, whole or its first
+ * `head` bytes, after its token line; null where the delta or its base is not that answer's any more.
+ */
+function composedStart(home: Home, agent: string, view: FrontierView, header: Header, head: number | undefined): CachedFrontier | null {
+  const text = openStored(home, agent, view, header.token);
+  if (!text?.delta) {
+    text?.close();
+    return null;
+  }
+  try {
+    const line = Buffer.from(`${header.token}\n`);
+    const end = head === undefined ? text.length : Math.min(head, text.length);
+    return { header, bytes: Buffer.concat([line, text.bytes(0, end)]), start: line.length, partial: end < text.length, delta: text.delta };
+  } finally {
+    text.close();
+  }
+}
+
+/**
+ * The stored text under `token`, read where it is used: its own file, or a delta over its base (then
+ * `delta` is the parsed delta); null where the file is not that answer's, or its base is not the delta's.
+ */
+function openStored(home: Home, agent: string, view: FrontierView, token: string): (StoredText & { delta?: Delta }) | null {
+  const path = textPath(home, agent, view);
+  const line = Buffer.from(`${token}\n`);
+  let start: Buffer;
+  try {
+    start = readStart(path, line.length + 64).bytes;
+  } catch {
+    return null;
+  }
+  if (!isDelta(start.subarray(line.length))) return withStored(fileText(path, token, line), path, token);
+  let whole: Buffer;
+  try {
+    whole = readFileSync(path);
+  } catch {
+    return null;
+  }
+  if (!whole.subarray(0, line.length).equals(line)) return null;
+  return deltaOver(home, agent, view, whole.subarray(line.length));
+}
+
+/** The text of a delta (the bytes after a text file's token line) over its base, with `known` read already; null where it cannot be read. */
+function deltaOver(home: Home, agent: string, view: FrontierView, rest: Buffer, known?: Buffer): (StoredText & { delta: Delta }) | null {
+  const delta = parseDelta(rest);
+  const path = basePath(home, agent, view);
+  const base = delta && openBase(path, delta.base);
+  if (!delta || !base) return null;
+  const text = deltaText(delta, path, base.fd, base.start, base.size, known);
+  if (!text) closeSync(base.fd);
+  return text && Object.assign(text, { delta });
+}
+
+/** A stored answer's own text (not a delta) with where it lies: its own file, under its token. */
+function withStored(text: AnswerText | null, path: string, token: string): StoredText | null {
+  return text && Object.assign(text, { stored: { token, path, base: false, segments: (a: number, b: number) => [[a, b] as const] } });
 }
 
 /** A file's first `max` bytes (all of it when it is no longer), and whether there is more. */
@@ -199,14 +267,27 @@ function readStart(path: string, max: number): { bytes: Buffer; partial: boolean
 }
 
 /** The whole text of the answer stored under `token` (after its token line); null when it is not the one stored now. */
-export const readAnswerText = (home: Home, agent: string, view: FrontierView, token: string): Buffer | null => afterFirstLine(textPath(home, agent, view), token);
+export function readAnswerText(home: Home, agent: string, view: FrontierView, token: string): Buffer | null {
+  const rest = afterFirstLine(textPath(home, agent, view), token);
+  return rest && isDelta(rest) ? wholeOfDelta(rest, basePath(home, agent, view)) : rest;
+}
 
 /**
  * The text of stored answer `c` (the same token), to be read where it is used: what was read of it, or
  * its file (answer-text.ts); null when another answer was stored since `c` was read.
  */
-export function storedText(home: Home, agent: string, view: FrontierView, c: CachedFrontier): AnswerText | null {
-  return c.partial ? fileText(textPath(home, agent, view), c.header.token, c.bytes) : bufferText(c.bytes.subarray(c.start));
+export function storedText(home: Home, agent: string, view: FrontierView, c: CachedFrontier): StoredText | null {
+  const known = c.bytes.subarray(c.start);
+  if (c.delta) {
+    // (Its base opened again: the delta's own bytes are in `c.delta`, views of the file as it was read.)
+    const path = basePath(home, agent, view);
+    const base = openBase(path, c.delta.base);
+    const text = base && deltaText(c.delta, path, base.fd, base.start, base.size, known);
+    if (base && !text) closeSync(base.fd);
+    return text;
+  }
+  const path = textPath(home, agent, view);
+  return withStored(c.partial ? fileText(path, c.header.token, c.bytes) : bufferText(known), path, c.header.token);
 }
 
 /** The bytes of a stored answer after the start a call read, to be copied out in chunks. */
@@ -226,7 +307,7 @@ export interface TextCopy {
  */
 export function openAnswerText(home: Home, agent: string, view: FrontierView, token: string, at: number): TextCopy | null {
   const line = Buffer.from(`${token}\n`);
-  const text = fileText(textPath(home, agent, view), token, line);
+  const text = openStored(home, agent, view, token);
   if (!text) return null;
   let copied = false;
   return {
@@ -272,16 +353,22 @@ export function withNow(parts: Buffer[], now: string, nowIso: string): Array<str
  * lineage is a new evaluation's: it gets one, and the entries its cap left out are stored under it.
  * Returns the token, and whether the text was written.
  */
-export function storeFrontier(home: Home, agent: string, view: FrontierView, h: Omit<Header, 'v' | 'token'>, text: string | Uint8Array | Iterable<Uint8Array>, titles: TitleIndex | null, deps?: DepIndex | null): StoredAs {
+export function storeFrontier(home: Home, agent: string, view: FrontierView, h: Omit<Header, 'v' | 'token'>, text: string | Uint8Array | Iterable<Uint8Array> | Patched, titles: TitleIndex | null, deps?: DepIndex | null): StoredAs {
   const token = newToken();
   const lineage = h.lineage ?? newToken();
+  const tmp = join(home.local, 'tmp');
+  const path = textPath(home, agent, view);
   // Parts given one at a time (a generator's may share one buffer: see answer-text.ts partChunks).
   function* parts() {
     yield token + '\n';
     if (typeof text === 'string' || text instanceof Uint8Array) yield text;
+    else if (isPatched(text)) yield* partChunks(text.parts, text.src);
     else yield* text;
   }
-  const written = writeCache(textPath(home, agent, view), parts(), join(home.local, 'tmp'));
+  // A patched answer as a delta of the one it was patched from, where it can be (answer-delta.ts).
+  const delta = isPatched(text) && writeDelta(path, basePath(home, agent, view), tmp, token, text.parts, text.src);
+  if (delta) trace('frontier: stored as a delta of an answer stored whole');
+  const written = delta || writeCache(path, parts(), tmp);
   if (titles?.cut) storeCut(home, agent, view, lineage, titles.cut);
   // Only with a new lineage: the answers of an older one keep theirs.
   if (deps && !h.lineage) writeCache(depsPath(home, agent, view), [`${lineage}\n`, ...depParts(deps)], join(home.local, 'tmp'));
@@ -290,6 +377,14 @@ export function storeFrontier(home: Home, agent: string, view: FrontierView, h: 
   restampFrontier(home, agent, view, { ...h, token, lineage });
   return { token, lineage, written };
 }
+
+/** A patched answer: its parts, ranges of the stored answer `src` among them. */
+export interface Patched {
+  parts: Part[];
+  src: StoredText;
+}
+
+const isPatched = (t: unknown): t is Patched => typeof t === 'object' && t !== null && 'src' in t && 'parts' in t;
 
 /** A stored answer's token, and whether its text was written (a read-only home, a full disk: not; its header then names a text no file has). */
 export interface StoredAs {

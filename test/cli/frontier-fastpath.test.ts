@@ -248,10 +248,11 @@ describe('the frontier fast path', () => {
     expect(of('edit in the new folder')).toMatch(/main: kept/);
     // A new title is patched into the cached answer, not evaluated again. The first patch after an
     // evaluation finds where the entries are by a search of the whole text; the next one reads the
-    // answer only where it patches it and copies the rest from its file (store/answer-text.ts), and
-    // writes the snapshot's numbers back without reading them all (stat-index.ts writeUnread).
+    // answer only where it patches it (store/answer-text.ts) and stores it as a delta of the answer
+    // stored whole (store/answer-delta.ts), and writes the snapshot's numbers back without reading
+    // them all (stat-index.ts writeUnread).
     expect(of('holon edit --title')).toMatch(/frontier: reused with 1 entry patched/);
-    expect(of('title by hand')).toMatch(/frontier: reused with 1 entry patched\nholon: index: frontier: the answer's first 16384 bytes read, the rest copied from its file/);
+    expect(of('title by hand')).toMatch(/frontier: reused with 1 entry patched\nholon: index: frontier: stored as a delta of an answer stored whole\nholon: index: frontier: the answer's first 16384 bytes read, the rest copied from its file/);
     expect(of('title by hand')).not.toMatch(/numbers read whole/);
     expect(of('title of an item not shown')).toMatch(/frontier: reused \(same digest, same titles\)/);
     expect(of('title of an entry shown twice')).toMatch(/frontier: reused with 1 entry patched/);

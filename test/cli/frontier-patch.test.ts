@@ -60,9 +60,9 @@ describe('the frontier patched after a change', () => {
     const picked = await same('pick without id');
     expect(picked.how).toBe('patched');
     // The answer read where the patch uses it (the first patch after an evaluation found its entries by
-    // a search, and recorded them), the rest copied from the old file to the new one and printed from it
-    // (store/answer-text.ts).
-    expect(picked.trace).toMatch(/frontier: patched \(\d+ items? evaluated again\)\nholon: index: frontier: the answer's first 16384 bytes read, the rest copied from its file/);
+    // a search, and recorded them), stored as a delta of the old one (store/answer-delta.ts) and printed
+    // from it (store/answer-text.ts).
+    expect(picked.trace).toMatch(/frontier: patched \(\d+ items? evaluated again\)\nholon: index: frontier: stored as a delta of an answer stored whole\nholon: index: frontier: the answer's first 16384 bytes read, the rest copied from its file/);
     // A priority lowered where the cap leaves the entry out: reused, the cut updated (frontier-cut.ts).
     // The entry moves within the cut, which must stay in key order: the patches below bring entries
     // left out into view in the cut's order (before the cut was put in order again, the next patch

@@ -1,9 +1,8 @@
-import { closeSync, fstatSync, linkSync, openSync, renameSync, unlinkSync } from 'node:fs';
+import { linkSync, renameSync, unlinkSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { writeCache } from './cache-file.js';
 import { randomBytes } from './random.js';
-import { readFully } from './read-fully.js';
-import { rangeText, TextRange, viewOffset, type AnswerText, type Part } from './answer-text.js';
+import { fileText, readerText, TextRange, type AnswerText, type Part } from './answer-text.js';
 
 /**
  * A patched answer stored as a delta of an answer stored before it, so that a new title, a new
@@ -38,6 +37,8 @@ const MAX_SEGS = 2048;
 
 /** A part of a delta: a range [from, to) of the base text, or new bytes. */
 export type Seg = readonly [number, number] | Buffer;
+
+const segLength = (s: Seg) => (Buffer.isBuffer(s) ? s.length : s[1] - s[0]);
 
 /** Where a stored answer's text lies: its own file (`whole`) or a base file, and the segments of a range. */
 export interface Stored {
@@ -97,41 +98,23 @@ export function parseDelta(text: Buffer): Delta | null {
   return at === text.length ? { base, segs, length } : null;
 }
 
-/** The base file `path` opened, where its token line is `token` (else null): the descriptor and where its text starts. */
-export function openBase(path: string, token: string): { fd: number; start: number; size: number } | null {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return null;
-  }
-  try {
-    const line = Buffer.from(`${token}\n`);
-    const got = Buffer.allocUnsafe(line.length);
-    const size = fstatSync(fd).size;
-    if (readFully(fd, got, 0, got.length, 0) && got.equals(line)) return { fd, start: line.length, size: size - line.length };
-  } catch {
-    // Said below.
-  }
-  closeSync(fd);
-  return null;
-}
+/** The text of the base file `path` whose token line is `token`, read where it is used; null where it is another file (or none). */
+export const openBase = (path: string, token: string): AnswerText | null => fileText(path, token, Buffer.from(`${token}\n`));
 
 /**
- * The text of delta `d` over the base open at `fd` (its text from byte `start`, `size` bytes), of which
- * `known` (its first bytes) was read already; `close` closes `fd`. Null where a segment lies past the base.
+ * The text of delta `d` over the text `base` (openBase of `basePath`), of which `known` (its first
+ * bytes) was read already; `close` closes the base. Null where a segment lies past the base's end.
  */
-export function deltaText(d: Delta, basePath: string, fd: number, start: number, size: number, known: Buffer = Buffer.alloc(0)): StoredText | null {
-  // Each segment's start in the text, and its length.
+export function deltaText(d: Delta, basePath: string, base: AnswerText, known: Buffer = Buffer.alloc(0)): StoredText | null {
+  // Each segment's start in the text.
   const at: number[] = [];
   let n = 0;
   for (const s of d.segs) {
-    if (!Buffer.isBuffer(s) && s[1] > size) return null;
+    if (!Buffer.isBuffer(s) && s[1] > base.length) return null;
     at.push(n);
-    n += Buffer.isBuffer(s) ? s.length : s[1] - s[0];
+    n += segLength(s);
   }
   const length = n;
-  const base = rangeText(fd, start, size, Buffer.alloc(0), true);
   /** The segment that holds text byte `p` (p < length). */
   const segAt = (p: number) => {
     let lo = 0;
@@ -144,64 +127,34 @@ export function deltaText(d: Delta, basePath: string, fd: number, start: number,
     return lo;
   };
   const clip = (p: number) => Math.max(0, Math.min(p, length));
+  /** Each segment's part of text [a, b) in order: the segment, where in it, how long. */
+  const walk = (a: number, b: number, each: (s: Seg, from: number, len: number) => void) => {
+    for (let k = a < b ? segAt(a) : 0; a < b; k++) {
+      const s = d.segs[k];
+      const len = Math.min(b, at[k] + segLength(s)) - a;
+      each(s, a - at[k], len);
+      a += len;
+    }
+  };
   /** Text [a, b) into `buf` from its start (b - a at most its length). */
   const fill = (buf: Buffer, a: number, b: number): Buffer => {
     let off = 0;
-    for (let k = a < b ? segAt(a) : 0; a < b; k++) {
-      const s = d.segs[k];
-      const from = a - at[k];
-      const len = Math.min(b, at[k] + (Buffer.isBuffer(s) ? s.length : s[1] - s[0])) - a;
+    walk(a, b, (s, from, len) => {
       if (Buffer.isBuffer(s)) s.copy(buf, off, from, from + len);
       else base.into(buf.subarray(off), s[0] + from, s[0] + from + len);
       off += len;
-      a += len;
-    }
+    });
     return buf.subarray(0, off);
   };
-  let whole: Buffer | null = null;
   return {
-    length,
-    bytes(a, b) {
-      a = clip(a);
-      b = clip(b);
-      if (whole) return whole.subarray(a, b);
-      return b <= known.length ? known.subarray(a, b) : fill(Buffer.allocUnsafe(b - a), a, b);
-    },
-    parts(a, b) {
-      a = clip(a);
-      b = clip(b);
-      if (b <= known.length) return [known.subarray(a, b)];
-      return a < known.length ? [known.subarray(a), new TextRange(known.length, b)] : [new TextRange(a, b)];
-    },
-    into(buf, a, b) {
-      a = clip(a);
-      b = clip(b);
-      if (whole) return whole.subarray(a, b);
-      return b <= known.length ? known.subarray(a, b) : fill(buf, a, b);
-    },
-    all() {
-      whole ??= fill(Buffer.allocUnsafe(length), 0, length);
-      return whole;
-    },
-    close() {
-      base.close();
-    },
-    offsetOf: (p) => viewOffset(p, whole ?? known),
+    ...readerText(length, known, fill, () => base.close()),
     stored: {
       token: d.base,
       path: basePath,
       base: true,
       segments(a, b) {
         const out: Seg[] = [];
-        a = clip(a);
-        b = clip(b);
-        for (let k = a < b ? segAt(a) : 0; a < b; k++) {
-          const s = d.segs[k];
-          const from = a - at[k];
-          const len = Math.min(b, at[k] + (Buffer.isBuffer(s) ? s.length : s[1] - s[0])) - a;
-          out.push(Buffer.isBuffer(s) ? s.subarray(from, from + len) : [s[0] + from, s[0] + from + len]);
-          a += len;
-        }
+        walk(clip(a), clip(b), (s, from, len) => out.push(Buffer.isBuffer(s) ? s.subarray(from, from + len) : [s[0] + from, s[0] + from + len]));
         return out;
       },
     },
@@ -266,7 +219,7 @@ export function writeDelta(path: string, basePath: string, tmpDir: string, token
   // The base holds the text `src` was read from: its token (else another call stored meanwhile).
   const check = openBase(basePath, stored.token);
   if (!check) return false;
-  closeSync(check.fd);
+  check.close();
   const nums: number[] = [];
   const fresh: Buffer[] = [];
   for (const s of segs) {
@@ -283,9 +236,9 @@ export function wholeOfDelta(text: Buffer, basePath: string): Buffer | null {
   const d = parseDelta(text);
   const b = d && openBase(basePath, d.base);
   if (!d || !b) return null;
-  const t = deltaText(d, basePath, b.fd, b.start, b.size);
+  const t = deltaText(d, basePath, b);
   if (!t) {
-    closeSync(b.fd);
+    b.close();
     return null;
   }
   try {

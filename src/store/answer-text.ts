@@ -85,19 +85,30 @@ export function fileText(path: string, token: string, head: Buffer): AnswerText 
  */
 export function rangeText(fd: number, start: number, length: number, known: Buffer = Buffer.alloc(0), owns = false): AnswerText {
   let open: number | null = fd;
-  let whole = false;
-  const clip = (n: number) => Math.max(0, Math.min(n, length));
   const readTo = (buf: Buffer, a: number, b: number): Buffer => {
     if (open === null || !readFully(open, buf, 0, b - a, start + a)) throw new Error('the stored answer is shorter than it was');
     return buf.subarray(0, b - a);
   };
-  const read = (a: number, b: number): Buffer => readTo(Buffer.allocUnsafe(b - a), a, b);
+  return readerText(length, known, readTo, () => {
+    if (open !== null && owns) closeSync(open);
+    open = null;
+  });
+}
+
+/**
+ * A text of `length` bytes of which `known` (its first bytes) was read already, the rest read where it
+ * is used: `readTo(buf, a, b)` puts bytes [a, b) (past what is known) at the start of `buf` and gives
+ * that view; `close` lets go of what it reads from.
+ */
+export function readerText(length: number, known: Buffer, readTo: (buf: Buffer, a: number, b: number) => Buffer, close: () => void): AnswerText {
+  let whole = false;
+  const clip = (n: number) => Math.max(0, Math.min(n, length));
   return {
     length,
     bytes(a, b) {
       a = clip(a);
       b = clip(b);
-      return b <= known.length ? known.subarray(a, b) : read(a, b);
+      return b <= known.length ? known.subarray(a, b) : readTo(Buffer.allocUnsafe(b - a), a, b);
     },
     parts(a, b) {
       a = clip(a);
@@ -112,15 +123,12 @@ export function rangeText(fd: number, start: number, length: number, known: Buff
     },
     all() {
       if (!whole) {
-        known = read(0, length);
+        known = readTo(Buffer.allocUnsafe(length), 0, length);
         whole = true;
       }
       return known;
     },
-    close() {
-      if (open !== null && owns) closeSync(open);
-      open = null;
-    },
+    close,
     offsetOf: (p) => viewOffset(p, known),
   };
 }

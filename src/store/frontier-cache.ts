@@ -243,8 +243,8 @@ function deltaOver(home: Home, agent: string, view: FrontierView, rest: Buffer, 
   const path = basePath(home, agent, view);
   const base = delta && openBase(path, delta.base);
   if (!delta || !base) return null;
-  const text = deltaText(delta, path, base.fd, base.start, base.size, known);
-  if (!text) closeSync(base.fd);
+  const text = deltaText(delta, path, base, known);
+  if (!text) base.close();
   return text && Object.assign(text, { delta });
 }
 
@@ -282,8 +282,8 @@ export function storedText(home: Home, agent: string, view: FrontierView, c: Cac
     // (Its base opened again: the delta's own bytes are in `c.delta`, views of the file as it was read.)
     const path = basePath(home, agent, view);
     const base = openBase(path, c.delta.base);
-    const text = base && deltaText(c.delta, path, base.fd, base.start, base.size, known);
-    if (base && !text) closeSync(base.fd);
+    const text = base && deltaText(c.delta, path, base, known);
+    if (base && !text) base.close();
     return text;
   }
   const path = textPath(home, agent, view);

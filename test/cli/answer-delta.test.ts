@@ -1,7 +1,8 @@
-import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { graphProject } from '../helpers/graph.js';
+import { withoutLocal } from '../helpers/clones.js';
 
 /**
  * A patched answer is stored as a delta of the answer stored whole before it (store/answer-delta.ts):
@@ -17,21 +18,14 @@ describe('an answer stored as a delta', () => {
   it('prints what a full evaluation prints after titles, priorities, a complete and a pick, and is evaluated where its base is not its own', async () => {
     const { p, ids } = await graphProject(300);
     const env = { HOLON_NOW: NOW, HOLON_TRACE_INDEX: '1' };
-    const local = join(p.home, 'local');
-    const cache = join(local, 'cache');
+    const cache = join(p.home, 'local/cache');
     const text = join(cache, 'frontier-main-all.txt');
     const base = join(cache, 'frontier-main-all.base.txt');
     const same = async (what: string) => {
       const fast = await p.h(['frontier', '--json'], env);
       expect(fast.code, `${what}: ${fast.stderr}`).toBe(0);
-      renameSync(local, `${local}.kept`);
-      try {
-        const full = await p.h(['frontier', '--json'], { HOLON_NOW: NOW });
-        expect(fast.stdout, what).toBe(full.stdout);
-      } finally {
-        rmSync(local, { recursive: true, force: true });
-        renameSync(`${local}.kept`, local);
-      }
+      const full = await withoutLocal(p.dir, () => p.h(['frontier', '--json'], { HOLON_NOW: NOW }));
+      expect(fast.stdout, what).toBe(full.stdout);
       return fast.stderr;
     };
     const ok = async (...args: string[]) => {

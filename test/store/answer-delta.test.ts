@@ -26,18 +26,22 @@ function readDelta(path: string, token: string, basePath: string): StoredText | 
   if (buf.toString('latin1', 0, token.length + 1) !== `${token}\n`) return null;
   const d = parseDelta(buf.subarray(token.length + 1));
   const b = d && openBase(basePath, d.base);
-  return d && b ? deltaText(d, basePath, b.fd, b.start, b.size) : null;
+  return d && b ? deltaText(d, basePath, b) : null;
+}
+
+/** A folder with a temp folder, and where a text file and its base go. */
+function files() {
+  const dir = tempDir();
+  const tmp = join(dir, 'tmp');
+  mkdirSync(tmp);
+  return { dir, tmp, path: join(dir, 'a.txt'), basePath: join(dir, 'a.base.txt') };
 }
 
 const joined = (parts: Part[], src: StoredText) => Buffer.concat(Array.from(partChunks(parts, src), (b) => Buffer.from(b))).toString();
 
 describe('an answer stored as a delta of the answer it was patched from', () => {
   it('reads back as the parts it was made of, and a delta of it refers to the same base', () => {
-    const dir = tempDir();
-    const tmp = join(dir, 'tmp');
-    mkdirSync(tmp);
-    const path = join(dir, 'a.txt');
-    const basePath = join(dir, 'a.base.txt');
+    const { tmp, path, basePath } = files();
     // 200 KB of text, its first 1,000 bytes read (a patch's parts of them are views of that memory).
     const text = Array.from({ length: 4000 }, (_, i) => `entry ${String(i).padStart(5, '0')} ${'x'.repeat(40)}\n`).join('');
     const src = storedFile(path, 'aaaa', text, 1000);
@@ -73,11 +77,7 @@ describe('an answer stored as a delta of the answer it was patched from', () => 
   });
 
   it('is not read where its base is another answer, where it is torn, and is not written past its limits', () => {
-    const dir = tempDir();
-    const tmp = join(dir, 'tmp');
-    mkdirSync(tmp);
-    const path = join(dir, 'a.txt');
-    const basePath = join(dir, 'a.base.txt');
+    const { dir, tmp, path, basePath } = files();
     const text = 'y'.repeat(50_000);
     const src = storedFile(path, 'aaaa', text);
     expect(writeDelta(path, basePath, tmp, 'bbbb', [new TextRange(0, 10), Buffer.from('z'), new TextRange(10, text.length)], src)).toBe(true);

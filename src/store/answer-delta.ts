@@ -206,20 +206,27 @@ export function writeDelta(path: string, basePath: string, tmpDir: string, token
   const stored = src.stored;
   if (!segs || !stored) return false;
   if (!stored.base) {
-    // The answer's own file becomes the base, by a second name (renamed into place: a base there is replaced).
+    // The answer's own file becomes the base, by a second name, renamed into place only if it is still
+    // that answer's (another call may have stored over it since: its base, if any, stays).
     const tmp = join(tmpDir, `${basename(basePath)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
     try {
       linkSync(stored.path, tmp);
+      const check = openBase(tmp, stored.token);
+      if (!check) throw new Error('another answer');
+      check.close();
       renameSync(tmp, basePath);
     } catch {
-      try { unlinkSync(tmp); } catch { /* none */ }
       return false;
+    } finally {
+      // (Where the base was that very file already, the rename left this name.)
+      try { unlinkSync(tmp); } catch { /* renamed */ }
     }
+  } else {
+    // The base holds the text `src` was read from: its token (else another call made another base since).
+    const check = openBase(basePath, stored.token);
+    if (!check) return false;
+    check.close();
   }
-  // The base holds the text `src` was read from: its token (else another call stored meanwhile).
-  const check = openBase(basePath, stored.token);
-  if (!check) return false;
-  check.close();
   const nums: number[] = [];
   const fresh: Buffer[] = [];
   for (const s of segs) {

@@ -184,7 +184,8 @@ export function readCachedFrontier(home: Home, agent: string, view: FrontierView
     if (header.v !== CACHE_VERSION) return null;
     // Bytes, never decoded: at 50,000 items the answer is megabytes, and decoding it, setting `now` in
     // a string copy and encoding it again for stdout cost several times what reading it does.
-    const { bytes, partial } = head === undefined ? { bytes: readFileSync(textPath(home, agent, view)), partial: false } : readStart(textPath(home, agent, view), head);
+    // (At least the token line and the mark of a delta: the heads asked for are kilobytes anyway.)
+    const { bytes, partial } = head === undefined ? { bytes: readFileSync(textPath(home, agent, view)), partial: false } : readStart(textPath(home, agent, view), Math.max(head, 256));
     const nl = bytes.indexOf(10);
     if (nl < 0 || bytes.toString('utf8', 0, nl) !== header.token) return null;
     if (!isDelta(bytes.subarray(nl + 1))) return { header, bytes, start: nl + 1, partial };

@@ -1,4 +1,4 @@
-import { linkSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { deltaText, isDelta, openBase, parseDelta, writeDelta, type StoredText } from '../../src/store/answer-delta.js';
@@ -96,6 +96,22 @@ describe('an answer stored as a delta of the answer it was patched from', () => 
     // Past its limits (here 300 KB of new bytes): written whole by the caller.
     const src2 = storedFile(path, 'eeee', text);
     expect(writeDelta(path, basePath, tmp, 'ffff', [new TextRange(0, 10), Buffer.alloc(300 * 1024, 'n')], src2)).toBe(false);
+    // Another answer stored over the text since it was read: no delta, and the base there stays.
+    writeFileSync(basePath, `gggg\n${text}`);
+    const src3 = storedFile(path, 'hhhh', text);
+    writeFileSync(`${path}.new`, `iiii\n${text}`);
+    renameSync(`${path}.new`, path);
+    expect(writeDelta(path, basePath, tmp, 'jjjj', [new TextRange(0, 10)], src3)).toBe(false);
+    src3.close();
+    expect(readFileSync(basePath, 'latin1').startsWith('gggg\n')).toBe(true);
+    // Its own file the base already (two calls made the same first delta): no second name left behind.
+    const src4 = storedFile(path, 'kkkk', text);
+    linkSync(path, `${basePath}.new`);
+    renameSync(`${basePath}.new`, basePath);
+    expect(writeDelta(path, basePath, tmp, 'llll', [new TextRange(0, 10), Buffer.from('z')], src4)).toBe(true);
+    src4.close();
+    expect(readdirSync(tmp)).toEqual([]);
+    writeFileSync(path, `eeee\n${text}`);
     // And a text that does not say where it lies (one held in memory only) is never a delta.
     const { stored: _, ...plain } = src2;
     expect(writeDelta(path, basePath, tmp, 'ffff', [new TextRange(0, 10)], plain as StoredText)).toBe(false);

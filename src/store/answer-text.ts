@@ -4,9 +4,9 @@ import { readFully } from './read-fully.js';
 /**
  * A stored frontier answer's text (the bytes after its token line), read where it is used. At 10,000
  * items the answer is 1.5 MB (7.5 MB at 50,000): a patch of a title or a priority reads the few
- * entries it changes or checks, and a new answer made from it copies the rest from file to file
- * through one small buffer (partChunks), where reading it whole into fresh memory cost a page fault
- * per 4 KB and a copy of it all.
+ * entries it changes or checks, and a new answer made from it is stored as a delta of it
+ * (answer-delta.ts) or, where it cannot be, copied from file to file through one small buffer
+ * (partChunks), where reading it whole into fresh memory cost a page fault per 4 KB and a copy of it all.
  */
 export interface AnswerText {
   readonly length: number;

@@ -1,5 +1,5 @@
 /** Output helpers: data to stdout, messages to stderr; color only on a TTY without NO_COLOR. */
-import type { TextCopy } from '../store/frontier-cache.js';
+import type { TextCopy } from '../store/answer-file.js';
 import { stdoutIsTTY, writeErr, writeOut } from './stdout.js';
 
 const useColor = () => !process.env.NO_COLOR && process.env.TERM !== 'dumb' && stdoutIsTTY();

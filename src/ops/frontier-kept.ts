@@ -1,7 +1,9 @@
 import { iso } from '../core/time.js';
 import type { ContentSource } from '../store/content-cache.js';
 import type { Evaluated } from '../store/content-answer.js';
-import { graphFingerprint, readCachedFrontier, stillValid, type FrontierHeader } from '../store/frontier-cache.js';
+import { graphFingerprint, stillValid } from '../store/frontier-cache.js';
+import type { FrontierHeader } from '../store/frontier-files.js';
+import { readCachedFrontier } from '../store/answer-file.js';
 import type { Listing } from '../store/graph-index.js';
 import { trace } from '../store/trace.js';
 import type { OpsCtx } from './context.js';

@@ -1,6 +1,8 @@
 import type { Entry, Listing } from '../store/graph-index.js';
 import { refreshFailing } from '../store/index-keeper-files.js';
-import { openAnswerText, readAnswerText, readCut, readDeps, readTitleIndex, reuseParts, storeFrontier, withNow, type CachedFrontier, type FrontierView, type StoredAs } from '../store/frontier-cache.js';
+import { readCut, readDeps, readTitleIndex, storeFrontier, type StoredAs } from '../store/frontier-cache.js';
+import type { FrontierView } from '../store/frontier-files.js';
+import { openAnswerText, readAnswerText, reuseParts, withNow, type CachedFrontier } from '../store/answer-file.js';
 import { partChunks, TextRange, type AnswerText, type Part } from '../store/answer-text.js';
 import type { PatchInput, PatchPlan } from '../store/frontier-patch-plan.js';
 import type { VerdictPatch } from '../store/frontier-patch.js';

@@ -9,7 +9,7 @@ import { fileText, readerText, TextRange, type AnswerText, type Part } from './a
  * priority or a few new verdicts write kilobytes, not the whole answer (1.5 MB at 10,000 items, 7.5 MB
  * at 50,000: copying it was a fifth of such a call's cpu).
  *
- * The answer's text file (frontier-cache.ts) then holds, after its token line:
+ * The answer's text file (answer-file.ts) then holds, after its token line:
  *
  *     @delta BASETOKEN
  *     [a, b, a, b, ...]        one JSON line: per segment, a range [a, b) of the base text, or -1 and a length
@@ -50,7 +50,7 @@ export interface Stored {
   segments(a: number, b: number): Seg[];
 }
 
-/** A stored answer's text with where it lies (frontier-cache.ts storedText). */
+/** A stored answer's text with where it lies (answer-file.ts storedText). */
 export type StoredText = AnswerText & { stored?: Stored };
 
 /** A parsed delta: its base's token, and its segments in order (new bytes as views of the delta file). */

@@ -3,7 +3,7 @@ import { cycleNode, specialItem } from '../core/frontier-reads.js';
 import type { WorkItem } from '../core/types.js';
 import { cutPlace, emptyCut, type CutIndex } from './frontier-cut.js';
 import type { DepIndex } from './frontier-deps.js';
-import type { FrontierHeader } from './frontier-cache.js';
+import type { FrontierHeader } from './frontier-files.js';
 import type { TitleIndex } from './frontier-titles.js';
 import type { Entry } from './graph-entry.js';
 import { itemOf } from './graph-slim.js';

@@ -6,7 +6,7 @@ import type { DepIndex } from './frontier-deps.js';
 import { blockOf, channelLayouts, entryIn, HEAD_MAX, PER, runIn, shownId } from './frontier-entry-text.js';
 import type { TitleIndex } from './frontier-titles.js';
 import { addHash, subHash } from './graph-entry.js';
-import type { FrontierHeader } from './frontier-cache.js';
+import type { FrontierHeader } from './frontier-files.js';
 import type { Home } from './home.js';
 import { CutBuilder, give, keptEntry, LEFT, NEW, nextDeps, OLD, orEvaluate, posCode, runsWithout, sortedCodes, type Seg } from './frontier-patch-parts.js';
 import { answerHead } from './frontier-patch-judge.js';

@@ -237,22 +237,3 @@ export function writeDelta(path: string, basePath: string, tmpDir: string, token
   }
   return writeCache(path, Buffer.concat([Buffer.from(`${token}\n${MARK}${stored.token}\n${JSON.stringify(nums)}\n`), ...fresh]), tmpDir);
 }
-
-/** The whole text of the delta `text` (a text file's bytes after its token line) over its base at `basePath`; null where it cannot be read. */
-export function wholeOfDelta(text: Buffer, basePath: string): Buffer | null {
-  const d = parseDelta(text);
-  const b = d && openBase(basePath, d.base);
-  if (!d || !b) return null;
-  const t = deltaText(d, basePath, b);
-  if (!t) {
-    b.close();
-    return null;
-  }
-  try {
-    return t.all();
-  } catch {
-    return null;
-  } finally {
-    t.close();
-  }
-}

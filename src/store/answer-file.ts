@@ -4,7 +4,7 @@ import { writeCache } from './cache-file.js';
 import type { Home } from './home.js';
 import { trace } from './trace.js';
 import { bufferText, fileText, partChunks, TextRange, type AnswerText, type Part } from './answer-text.js';
-import { deltaText, isDelta, openBase, parseDelta, wholeOfDelta, writeDelta, type Delta, type StoredText } from './answer-delta.js';
+import { deltaText, isDelta, openBase, parseDelta, writeDelta, type Delta, type StoredText } from './answer-delta.js';
 import { afterFirstLine, basePath, CACHE_VERSION, cachePath, textPath, type FrontierHeader, type FrontierView } from './frontier-files.js';
 
 /**
@@ -41,28 +41,19 @@ export function readCachedFrontier(home: Home, agent: string, view: FrontierView
     const nl = bytes.indexOf(10);
     if (nl < 0 || bytes.toString('utf8', 0, nl) !== header.token) return null;
     if (!isDelta(bytes.subarray(nl + 1))) return { header, bytes, start: nl + 1, partial };
-    return composedStart(home, agent, view, header, head);
+    // A delta (kilobytes): read whole where its start was not, and composed with its base.
+    const whole = partial ? readFileSync(textPath(home, agent, view)) : bytes;
+    if (!whole.subarray(0, nl + 1).equals(bytes.subarray(0, nl + 1))) return null;
+    const text = deltaOver(home, agent, view, whole.subarray(nl + 1));
+    if (!text) return null;
+    try {
+      const end = head === undefined ? text.length : Math.min(head, text.length);
+      return { header, bytes: Buffer.concat([bytes.subarray(0, nl + 1), text.bytes(0, end)]), start: nl + 1, partial: end < text.length, delta: text.delta };
+    } finally {
+      text.close();
+    }
   } catch {
     return null;
-  }
-}
-
-/**
- * The answer under `header` stored as a delta: its text as composed from its base, whole or its first
- * `head` bytes, after its token line; null where the delta or its base is not that answer's any more.
- */
-function composedStart(home: Home, agent: string, view: FrontierView, header: FrontierHeader, head: number | undefined): CachedFrontier | null {
-  const text = openStored(home, agent, view, header.token);
-  if (!text?.delta) {
-    text?.close();
-    return null;
-  }
-  try {
-    const line = Buffer.from(`${header.token}\n`);
-    const end = head === undefined ? text.length : Math.min(head, text.length);
-    return { header, bytes: Buffer.concat([line, text.bytes(0, end)]), start: line.length, partial: end < text.length, delta: text.delta };
-  } finally {
-    text.close();
   }
 }
 
@@ -122,7 +113,16 @@ function readStart(path: string, max: number): { bytes: Buffer; partial: boolean
 /** The whole text of the answer stored under `token` (after its token line); null when it is not the one stored now. */
 export function readAnswerText(home: Home, agent: string, view: FrontierView, token: string): Buffer | null {
   const rest = afterFirstLine(textPath(home, agent, view), token);
-  return rest && isDelta(rest) ? wholeOfDelta(rest, basePath(home, agent, view)) : rest;
+  if (!rest || !isDelta(rest)) return rest;
+  const text = deltaOver(home, agent, view, rest);
+  try {
+    return text && text.all();
+  } catch {
+    // Its base cut short in place (holon never does): read as missing.
+    return null;
+  } finally {
+    text?.close();
+  }
 }
 
 /**

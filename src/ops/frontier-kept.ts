@@ -21,15 +21,6 @@ export interface Keeper {
   keep: ((e: Evaluated) => void) | null;
 }
 
-/** stillValid, false where a kept header is not one (a file of this format and build that was not written by it). */
-function valid(...a: Parameters<typeof stillValid>): boolean {
-  try {
-    return stillValid(...a);
-  } catch {
-    return false;
-  }
-}
-
 /**
  * The default answer kept by content, restored to local/ and reused; `again` where the kept state is a
  * few files from this one (restored as a local/ at that state: the caller goes on as after a pull,
@@ -42,7 +33,7 @@ export async function keptByContent(ctx: OpsCtx, agent: string, holder: string, 
   const src = contentSource(home.dir, listings);
   const key = contentAnswerKey(home, agent, holder, listings, src);
   const keeper: Keeper = { src, keep: key ? (e) => keepContentAnswer(home, agent, view, key, listings, e) : null };
-  const found = key && findContentAnswer(home, agent, view, key, listings, (h) => valid(home, h as FrontierHeader, ctx.nowMs, ctx.cwd));
+  const found = key && findContentAnswer(home, agent, view, key, listings, (h) => stillValid(home, h as FrontierHeader, ctx.nowMs, ctx.cwd));
   if (found) {
     try {
       // (A state a few files from this one: under no file keys, so that it is never reused as it is.)

@@ -36,12 +36,12 @@ const MAX_NEW = 256 * 1024;
 const MAX_SEGS = 2048;
 
 /** A part of a delta: a range [from, to) of the base text, or new bytes. */
-export type Seg = readonly [number, number] | Buffer;
+type Seg = readonly [number, number] | Buffer;
 
 const segLength = (s: Seg) => (Buffer.isBuffer(s) ? s.length : s[1] - s[0]);
 
 /** Where a stored answer's text lies: its own file (`whole`) or a base file, and the segments of a range. */
-export interface Stored {
+interface Stored {
   /** The token of the file `path` (the answer's own, or its base's). */
   token: string;
   path: string;

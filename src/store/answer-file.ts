@@ -44,11 +44,17 @@ export function readCachedFrontier(home: Home, agent: string, view: FrontierView
     // A delta (kilobytes): read whole where its start was not, and composed with its base.
     const whole = partial ? readFileSync(textPath(home, agent, view)) : bytes;
     if (!whole.subarray(0, nl + 1).equals(bytes.subarray(0, nl + 1))) return null;
-    const text = deltaOver(home, agent, view, whole.subarray(nl + 1));
+    const delta = parseDelta(whole.subarray(nl + 1));
+    const text = delta && overBase(home, agent, view, delta);
     if (!text) return null;
     try {
+      // The token line, then the text composed into the same memory (at 50,000 items, megabytes whole).
       const end = head === undefined ? text.length : Math.min(head, text.length);
-      return { header, bytes: Buffer.concat([bytes.subarray(0, nl + 1), text.bytes(0, end)]), start: nl + 1, partial: end < text.length, delta: text.delta };
+      const out = Buffer.allocUnsafe(nl + 1 + end);
+      bytes.copy(out, 0, 0, nl + 1);
+      const got = text.into(out.subarray(nl + 1), 0, end);
+      if (got.buffer !== out.buffer || got.byteOffset !== out.byteOffset + nl + 1) got.copy(out, nl + 1);
+      return { header, bytes: out, start: nl + 1, partial: end < text.length, delta };
     } finally {
       text.close();
     }
@@ -78,17 +84,16 @@ function openStored(home: Home, agent: string, view: FrontierView, token: string
     return null;
   }
   if (!whole.subarray(0, line.length).equals(line)) return null;
-  return deltaOver(home, agent, view, whole.subarray(line.length));
+  const delta = parseDelta(whole.subarray(line.length));
+  return delta && overBase(home, agent, view, delta);
 }
 
-/** The text of a delta (the bytes after a text file's token line) over its base, with `known` read already; null where it cannot be read. */
-function deltaOver(home: Home, agent: string, view: FrontierView, rest: Buffer, known?: Buffer): (StoredText & { delta: Delta }) | null {
-  const delta = parseDelta(rest);
+/** The text of `delta` over its base, with `known` (its first bytes) read already; null where the base is not the delta's. */
+function overBase(home: Home, agent: string, view: FrontierView, delta: Delta, known?: Buffer): (StoredText & { delta: Delta }) | null {
   const path = basePath(home, agent, view);
-  const base = delta && openBase(path, delta.base);
-  if (!delta || !base) return null;
-  const text = deltaText(delta, path, base, known);
-  if (!text) base.close();
+  const base = openBase(path, delta.base);
+  const text = base && deltaText(delta, path, base, known);
+  if (base && !text) base.close();
   return text && Object.assign(text, { delta });
 }
 
@@ -114,7 +119,8 @@ function readStart(path: string, max: number): { bytes: Buffer; partial: boolean
 export function readAnswerText(home: Home, agent: string, view: FrontierView, token: string): Buffer | null {
   const rest = afterFirstLine(textPath(home, agent, view), token);
   if (!rest || !isDelta(rest)) return rest;
-  const text = deltaOver(home, agent, view, rest);
+  const delta = parseDelta(rest);
+  const text = delta && overBase(home, agent, view, delta);
   try {
     return text && text.all();
   } catch {
@@ -131,14 +137,8 @@ export function readAnswerText(home: Home, agent: string, view: FrontierView, to
  */
 export function storedText(home: Home, agent: string, view: FrontierView, c: CachedFrontier): StoredText | null {
   const known = c.bytes.subarray(c.start);
-  if (c.delta) {
-    // (Its base opened again: the delta's own bytes are in `c.delta`, views of the file as it was read.)
-    const path = basePath(home, agent, view);
-    const base = openBase(path, c.delta.base);
-    const text = base && deltaText(c.delta, path, base, known);
-    if (base && !text) base.close();
-    return text;
-  }
+  // (A delta's base opened again: its own bytes are in `c.delta`, views of the file as it was read.)
+  if (c.delta) return overBase(home, agent, view, c.delta, known);
   const path = textPath(home, agent, view);
   return withStored(c.partial ? fileText(path, c.header.token, c.bytes) : bufferText(known), path, c.header.token);
 }

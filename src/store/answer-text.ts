@@ -25,7 +25,7 @@ export interface AnswerText {
 }
 
 /** Where `p` lies in `known` (the first bytes of a text), if it is a view of that memory; else -1. */
-export function viewOffset(p: Uint8Array, known: Uint8Array): number {
+function viewOffset(p: Uint8Array, known: Uint8Array): number {
   return p.buffer === known.buffer && p.byteOffset >= known.byteOffset && p.byteOffset + p.length <= known.byteOffset + known.length ? p.byteOffset - known.byteOffset : -1;
 }
 

@@ -255,10 +255,6 @@ export function findContentAnswer(home: Home, agent: string, view: FrontierView,
 /** Past this share of the files changed, a kept state is not restored: the call evaluates anyway. */
 const MOVED_MAX = 1 / 8;
 
-/**
- * Per listing, the positions whose blob is not the kept state's: null where the kept state has other
- * agents or other names (a file come or gone: the patch would not apply), or too many changed.
- */
 /** Section `name` of the kept file, read (into `into`'s memory where given); null where it is missing, of another length than `len`, or cut short. */
 function section(fd: number, where: Map<string, [number, number]>, name: string, len?: number, into?: Uint8Array): Uint8Array | null {
   const w = where.get(name);
@@ -267,6 +263,10 @@ function section(fd: number, where: Map<string, [number, number]>, name: string,
   return readFully(fd, buf, 0, w[1], w[0]) ? buf : null;
 }
 
+/**
+ * Per listing, the positions whose blob is not the kept state's: null where the kept state has other
+ * agents or other names (a file come or gone: the patch would not apply), or too many changed.
+ */
 function movedSince(fd: number, where: Map<string, [number, number]>, ck: ContentAnswerKey): Map<string, number[]> | null {
   const read = (name: string, len: number) => section(fd, where, name, len) as Buffer | null;
   let agents = 0;

@@ -29,7 +29,6 @@ async function origin(opts: { n?: number; branch?: boolean; edit?: (work: string
 }
 
 /** A fresh clone (helpers/clones.ts). */
-const cloneOf = freshClone;
 
 const workFile = (dir: string, id: string) => join(dir, '.holon/agents/main/work', `${id}.md`);
 
@@ -53,7 +52,7 @@ const answers = (cache: string) => (existsSync(cache) ? readdirSync(cache).filte
 /** A machine cache with the answer of a first clone of `src` in it. */
 async function kept(src: string) {
   const cache = tempDir('holon-ca-');
-  const first = await cloneOf(src);
+  const first = await freshClone(src);
   const r = await frontier(first, { HOLON_CACHE_DIR: cache });
   expect(r.evaluated).toBe(true);
   expect(r.restored).toBe(false);
@@ -66,7 +65,7 @@ describe('the machine answers by content', () => {
     // Enough items that the default answer's cap leaves some out (its .cut file).
     const { dir } = await origin({ n: 400 });
     const { cache, first } = await kept(dir);
-    const c = await cloneOf(dir);
+    const c = await freshClone(dir);
     const env = { HOLON_CACHE_DIR: cache };
     const r = await frontier(c, env);
     expect(r.restored, r.stderr).toBe(true);
@@ -147,7 +146,7 @@ describe('the machine answers by content', () => {
       git(dir, 'commit', '-qm', m);
     };
     const after = async (changed: number, path: RegExp) => {
-      const c = await cloneOf(dir);
+      const c = await freshClone(dir);
       // Past RACY_MS (real time, as the listing's clock is): a file the clone wrote within 2 s is read
       // again whatever the snapshot says, and would hide a changed file not marked as such.
       await sleep(2100);
@@ -160,7 +159,7 @@ describe('the machine answers by content', () => {
       expect(again.json).toEqual(r.json);
       return c;
     };
-    const shown = (await full(await cloneOf(dir))).runnable;
+    const shown = (await full(await freshClone(dir))).runnable;
     // A progress note (the same digest), then a new title (a title patch), each a commit after the kept state.
     writeFileSync(work(dir, shown[0].id), `${readFileSync(work(dir, shown[0].id), 'utf8')}- a note from another clone\n`);
     commit('a note');
@@ -181,23 +180,23 @@ describe('the machine answers by content', () => {
     change(ids[10], 'revision: 1\n', `revision: 1\ndepends_on:\n  - "${ids[12]}"\n`);
     commit('a dependency');
     await after(4, /frontier: evaluated/);
-    expect((await frontier(await cloneOf(dir), env)).stderr).toContain(`${RESTORED}\n`);
+    expect((await frontier(await freshClone(dir), env)).stderr).toContain(`${RESTORED}\n`);
     // A file come or gone: other names, nothing restored; that evaluation keeps its own state.
     git(dir, 'rm', '-q', work(dir, ids[5]));
     commit('gone');
-    const gone = await cloneOf(dir);
+    const gone = await freshClone(dir);
     const g = await frontier(gone, env);
     expect(g.restored).toBe(false);
     expect(g.evaluated).toBe(true);
     expect(g.json).toEqual(await full(gone));
-    const same = await frontier(await cloneOf(dir), env);
+    const same = await frontier(await freshClone(dir), env);
     expect(same.stderr).toContain(`${RESTORED}\n`);
   });
 
   it('a pick as the first command of a fresh clone claims what a full evaluation puts first', async () => {
     const { dir } = await origin();
     const { cache } = await kept(dir);
-    const c = await cloneOf(dir);
+    const c = await freshClone(dir);
     const first = (await full(c)).runnable[0].id as string;
     const res = await holon(['pick', '--json'], { cwd: c, env: { HOLON_NOW: NOW, HOLON_TRACE_INDEX: '1', HOLON_CACHE_DIR: cache } });
     expect(res.code, res.stderr).toBe(0);
@@ -220,21 +219,21 @@ describe('the machine answers by content', () => {
     };
     // A record changed and not committed: git vouches for it no more, so there is no key. So for a
     // copied folder: git's index holds the numbers of the files copied from, and vouches for nothing.
-    const edited = await cloneOf(dir);
+    const edited = await freshClone(dir);
     writeFileSync(workFile(edited, ids[1]), readFileSync(workFile(edited, ids[1]), 'utf8').replace('title: "item 1"', 'title: "edited"'));
     const r = await expectEvaluated(edited);
     expect(JSON.stringify(r.json)).toContain('edited');
     // (Neither it nor the copy below has a key, so neither keeps an answer: a clone of the state kept still restores.)
     const copy = join(tempDir(), 'copy');
-    cpSync(await cloneOf(dir), copy, { recursive: true });
+    cpSync(await freshClone(dir), copy, { recursive: true });
     await expectEvaluated(copy);
-    const ok = await frontier(await cloneOf(dir), env);
+    const ok = await frontier(await freshClone(dir), env);
     expect(ok.restored, ok.stderr).toBe(true);
     // Each of these evaluates, and keeps its answer in place of the last one (one is kept a repository and agent).
     // Another holder: another key.
-    await expectEvaluated(await cloneOf(dir), { HOLON_ACTOR: 'agent:other' });
+    await expectEvaluated(await freshClone(dir), { HOLON_ACTOR: 'agent:other' });
     // Past 06:30 a lease of writeGraph's has ended: the kept answer's window is over.
-    await expectEvaluated(await cloneOf(dir), { HOLON_NOW: '2026-11-30T06:45:00Z' });
+    await expectEvaluated(await freshClone(dir), { HOLON_NOW: '2026-11-30T06:45:00Z' });
   });
 
   it('a kept file torn or of another key costs the evaluation, which keeps its answer again', async () => {
@@ -242,30 +241,30 @@ describe('the machine answers by content', () => {
     const { cache, file } = await kept(dir);
     const env = { HOLON_CACHE_DIR: cache };
     truncateSync(file, readFileSync(file).length - 100);
-    const torn = await cloneOf(dir);
+    const torn = await freshClone(dir);
     const r = await frontier(torn, env);
     expect(r.restored).toBe(false);
     expect(r.json).toEqual(await full(torn));
-    const again = await frontier(await cloneOf(dir), env);
+    const again = await frontier(await freshClone(dir), env);
     expect(again.restored, again.stderr).toBe(true);
     // Another state of the repository, with other names (a record more): evaluated, and its answer
     // replaces the kept one.
     writeFileSync(workFile(dir, `${ids[2]}x`), readFileSync(workFile(dir, ids[2]), 'utf8').replace(`id: "${ids[2]}"`, `id: "${ids[2]}x"`));
     git(dir, 'add', '-A');
     git(dir, 'commit', '-qm', 'a record more');
-    const next = await cloneOf(dir);
+    const next = await freshClone(dir);
     const n = await frontier(next, env);
     expect(n.restored).toBe(false);
     expect(n.evaluated).toBe(true);
     expect(n.json).toEqual(await full(next));
-    expect((await frontier(await cloneOf(dir), env)).stderr).toContain(`${RESTORED}\n`);
+    expect((await frontier(await freshClone(dir), env)).stderr).toContain(`${RESTORED}\n`);
   });
 
   it('a home whose caches cannot be written, or a machine cache that cannot be, evaluates and says nothing', async () => {
     const { dir } = await origin();
     const { cache } = await kept(dir);
     // Every write under local/ fails (its tmp folder is a file): nothing restored, the evaluation printed.
-    const c = await cloneOf(dir);
+    const c = await freshClone(dir);
     mkdirSync(join(c, '.holon/local'), { recursive: true });
     writeFileSync(join(c, '.holon/local/tmp'), '');
     const r = await frontier(c, { HOLON_CACHE_DIR: cache });
@@ -274,7 +273,7 @@ describe('the machine answers by content', () => {
     // A machine cache folder that is a file: no answer kept, no error.
     const file = join(tempDir(), 'not-a-folder');
     writeFileSync(file, '');
-    const d = await cloneOf(dir);
+    const d = await freshClone(dir);
     const e = await frontier(d, { HOLON_CACHE_DIR: file });
     expect(e.evaluated).toBe(true);
     expect(e.json).toEqual(await full(d));
@@ -295,7 +294,7 @@ describe('the machine answers by content', () => {
       evidence,
     ]) {
       const cache = tempDir('holon-ca-');
-      const c = await cloneOf(o.dir);
+      const c = await freshClone(o.dir);
       const r = await frontier(c, { HOLON_CACHE_DIR: cache });
       expect(r.evaluated).toBe(true);
       expect(answers(cache)).toEqual([]);

@@ -23,7 +23,6 @@ async function origin() {
 }
 
 /** A fresh clone (helpers/clones.ts). */
-const cloneOf = freshClone;
 
 const fresh = (dir: string) => rmSync(join(dir, '.holon/local'), { recursive: true, force: true });
 const workFile = (dir: string, id: string) => join(dir, '.holon/agents/main/work', `${id}.md`);
@@ -56,7 +55,7 @@ const verdict = (f: any, id: string) => {
 /** A content cache warmed by a first clone of `src`. */
 async function warmCache(src: string) {
   const cache = tempDir('holon-cc-');
-  const first = await cloneOf(src);
+  const first = await freshClone(src);
   const r = await frontier(first, { HOLON_CACHE_DIR: cache });
   expect(r.cc).toEqual({ taken: 0, of: N, learned: N });
   const files = readdirSync(cache).filter((f) => f.startsWith('content-'));
@@ -75,7 +74,7 @@ describe('the machine content cache', () => {
     const { dir } = await origin();
     const { cache, file } = await warmCache(dir);
     const before = readFileSync(file, 'utf8');
-    const c = await cloneOf(dir);
+    const c = await freshClone(dir);
     const r = await frontier(c, { HOLON_CACHE_DIR: cache });
     expect(r.cc).toEqual({ taken: N, of: N, learned: 0 });
     expect(r.json).toEqual(await full(c));
@@ -98,7 +97,7 @@ describe('the machine content cache', () => {
     git(dir, 'add', '-A');
     git(dir, 'commit', '-qm', 'other paths');
     const { cache } = await warmCache(dir);
-    const c = await cloneOf(dir);
+    const c = await freshClone(dir);
     // One record gone from the folder (still in git's index), one new between two others (in none).
     rmSync(workFile(c, ids[20]));
     const added = `${ids[10]}0`;
@@ -113,7 +112,7 @@ describe('the machine content cache', () => {
   it('a fresh clone whose every entry is taken writes no graph cache; the next full evaluation adopts again and writes it, with the same answer', async () => {
     const { dir, ids } = await origin();
     const { cache } = await warmCache(dir);
-    const c = await cloneOf(dir);
+    const c = await freshClone(dir);
     const graphCache = join(c, '.holon/local/cache/graph-main.json');
     const r = await frontier(c, { HOLON_CACHE_DIR: cache });
     expect(r.cc).toEqual({ taken: N, of: N, learned: 0 });
@@ -142,7 +141,7 @@ describe('the machine content cache', () => {
   it('a fresh clone with a few files git cannot vouch for parses them and still writes no graph cache; the next full evaluation parses them again', async () => {
     const { dir, ids } = await origin();
     const { cache } = await warmCache(dir);
-    const c = await cloneOf(dir);
+    const c = await freshClone(dir);
     const graphCache = join(c, '.holon/local/cache/graph-main.json');
     // Records changed and not committed: one with a line more, one closed (its verdict moves).
     writeFileSync(workFile(c, ids[N - 1]), readFileSync(workFile(c, ids[N - 1]), 'utf8') + '\nA line.\n');
@@ -166,7 +165,7 @@ describe('the machine content cache', () => {
   it('a fresh clone with more files git cannot vouch for than a first load parses and defers writes the graph cache at once', async () => {
     const { dir, ids } = await origin();
     const { cache } = await warmCache(dir);
-    const c = await cloneOf(dir);
+    const c = await freshClone(dir);
     // graph-index.ts DEFER_PARSES: 32 at N = 40 files.
     for (const id of ids.slice(0, 33)) writeFileSync(workFile(c, id), readFileSync(workFile(c, id), 'utf8') + '\nA line.\n');
     const r = await frontier(c, { HOLON_CACHE_DIR: cache });
@@ -188,7 +187,7 @@ describe('the machine content cache', () => {
     git(dir, 'commit', '-qm', 'a bad record');
     const cache = tempDir('holon-cc-');
     for (const [i, learned, taken] of [[0, N, 0], [1, 0, N]]) {
-      const c = await cloneOf(dir);
+      const c = await freshClone(dir);
       const r = await frontier(c, { HOLON_CACHE_DIR: cache });
       // The bad record is parsed every time: its entry is never written, and no clone learns it.
       expect(r.cc, `clone ${i}`).toEqual({ taken, of: N + 1, learned });
@@ -200,7 +199,7 @@ describe('the machine content cache', () => {
   it('a file edited after the clone (same size, same mtime) is parsed, not taken: its ctime is not what git recorded', async () => {
     const { dir, ids } = await origin();
     const { cache } = await warmCache(dir);
-    const c = await cloneOf(dir);
+    const c = await freshClone(dir);
     // An open item whose file gets a whole-second mtime that git records (refresh), so that it can be
     // restored exactly after an edit.
     const before = await full(c);
@@ -225,7 +224,7 @@ describe('the machine content cache', () => {
     expect(r.json).toEqual(await full(c));
     // The edited text is not its blob's: nothing was learned from it, so another clone still takes
     // (or parses) the original.
-    const other = await cloneOf(dir);
+    const other = await freshClone(dir);
     fresh(other);
     const o = await frontier(other, { HOLON_CACHE_DIR: cache });
     expect(o.cc).toEqual({ taken: N, of: N, learned: 0 });
@@ -237,7 +236,7 @@ describe('the machine content cache', () => {
   it('vouches for nothing that is racily clean: files not older than the index file are parsed', async () => {
     const { dir } = await origin();
     const { cache } = await warmCache(dir);
-    const c = await cloneOf(dir);
+    const c = await freshClone(dir);
     // The index as old as the files' own times: git cannot tell a change in that instant, nor can holon.
     const oldest = Math.min(...readdirSync(join(c, '.holon/agents/main/work')).filter((n) => n.endsWith('.md')).map((n) => statSync(join(c, '.holon/agents/main/work', n)).mtimeMs));
     utimesSync(join(c, '.git/index'), oldest / 1000 - 1, oldest / 1000 - 1);
@@ -250,7 +249,7 @@ describe('the machine content cache', () => {
   it('takes an entry only for its own blob: entries swapped between names in the cache are parsed', async () => {
     const { dir } = await origin();
     const { cache, file } = await warmCache(dir);
-    const c = await cloneOf(dir);
+    const c = await freshClone(dir);
     const before = await full(c);
     // An open item and a done one: their entries swapped (names kept) would swap their verdicts.
     const open = before.runnable[0].id as string;
@@ -268,7 +267,7 @@ describe('the machine content cache', () => {
     const { dir } = await origin();
     const { cache, file } = await warmCache(dir);
     const good = readFileSync(file, 'utf8');
-    const c = await cloneOf(dir);
+    const c = await freshClone(dir);
     const expected = await full(c);
 
     writeFileSync(file, good.slice(0, good.length >> 1));
@@ -329,7 +328,7 @@ describe('the machine content cache', () => {
       expect(r.json).toEqual(await full(c));
       return r;
     };
-    const c = await cloneOf(dir);
+    const c = await freshClone(dir);
     expect(readFileSync(join(c, '.git/index')).readUInt32BE(4)).toBe(2);
     await take(c, N);
 

@@ -191,6 +191,29 @@ describe('the machine answers by content', () => {
     expect(g.json).toEqual(await full(gone));
     const same = await frontier(await freshClone(dir), env);
     expect(same.stderr).toContain(`${RESTORED}\n`);
+    // Past an eighth of the files of another blob (MOVED_MAX): not restored, evaluated.
+    for (const id of ids.slice(20, 80)) if (id !== ids[5]) writeFileSync(work(dir, id), `${readFileSync(work(dir, id), 'utf8')}- a note\n`);
+    commit('many notes');
+    const many = await freshClone(dir);
+    const m = await frontier(many, env);
+    expect(m.restored).toBe(false);
+    expect(m.evaluated).toBe(true);
+    expect(m.json).toEqual(await full(many));
+  });
+
+  it('a kept answer whose header cannot be checked (of this key, written by no holon) is evaluated, not an error', async () => {
+    const { dir } = await origin();
+    const { cache, file } = await kept(dir);
+    const bytes = readFileSync(file);
+    const nl = bytes.indexOf(10);
+    const head = JSON.parse(bytes.toString('utf8', 0, nl));
+    head.header.events = null;
+    writeFileSync(file, Buffer.concat([Buffer.from(`${JSON.stringify(head)}\n`), bytes.subarray(nl + 1)]));
+    const c = await freshClone(dir);
+    const r = await frontier(c, { HOLON_CACHE_DIR: cache });
+    expect(r.restored).toBe(false);
+    expect(r.evaluated).toBe(true);
+    expect(r.json).toEqual(await full(c));
   });
 
   it('a pick as the first command of a fresh clone claims what a full evaluation puts first', async () => {

@@ -181,24 +181,23 @@ describe('the machine answers by content', () => {
     commit('a dependency');
     await after(4, /frontier: evaluated/);
     expect((await frontier(await freshClone(dir), env)).stderr).toContain(`${RESTORED}\n`);
+    /** Committed as `m`, a fresh clone is not restored but evaluated, as a full evaluation. */
+    const evaluatedAfter = async (m: string) => {
+      commit(m);
+      const c = await freshClone(dir);
+      const r = await frontier(c, env);
+      expect(r.restored, m).toBe(false);
+      expect(r.evaluated, m).toBe(true);
+      expect(r.json).toEqual(await full(c));
+    };
     // A file come or gone: other names, nothing restored; that evaluation keeps its own state.
     git(dir, 'rm', '-q', work(dir, ids[5]));
-    commit('gone');
-    const gone = await freshClone(dir);
-    const g = await frontier(gone, env);
-    expect(g.restored).toBe(false);
-    expect(g.evaluated).toBe(true);
-    expect(g.json).toEqual(await full(gone));
+    await evaluatedAfter('gone');
     const same = await frontier(await freshClone(dir), env);
     expect(same.stderr).toContain(`${RESTORED}\n`);
     // Past an eighth of the files of another blob (MOVED_MAX): not restored, evaluated.
     for (const id of ids.slice(20, 80)) if (id !== ids[5]) writeFileSync(work(dir, id), `${readFileSync(work(dir, id), 'utf8')}- a note\n`);
-    commit('many notes');
-    const many = await freshClone(dir);
-    const m = await frontier(many, env);
-    expect(m.restored).toBe(false);
-    expect(m.evaluated).toBe(true);
-    expect(m.json).toEqual(await full(many));
+    await evaluatedAfter('many notes');
   });
 
   it('a kept answer whose header cannot be checked (of this key, written by no holon) is evaluated, not an error', async () => {
